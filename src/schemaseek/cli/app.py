@@ -1,0 +1,182 @@
+"""Commands: ``search``, ``index``, ``demo``. Each has an example in its help."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from schemaseek.cli.options import SourceOptions, resolve
+from schemaseek.cli.output import (
+    build_progress,
+    print_json,
+    print_report,
+    print_response,
+    report_dict,
+    stderr,
+    stdout,
+)
+from schemaseek.documents import DocKind
+from schemaseek.errors import SchemaSeekError
+from schemaseek.index import SchemaIndex
+from schemaseek.pipeline import MODES, Mode
+
+app = typer.Typer(
+    name="schemaseek",
+    help="Find the GraphQL operations, types and SQL tables that answer a business question.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+Demo = Annotated[bool, typer.Option("--demo", help="Use the embedded music-company demo.")]
+Sdl = Annotated[Path | None, typer.Option("--sdl", help="GraphQL SDL file.", exists=True)]
+Introspection = Annotated[
+    Path | None, typer.Option("--introspection", help="GraphQL introspection JSON.", exists=True)
+]
+DatabaseUrl = Annotated[
+    str | None, typer.Option("--database-url", help="SQLAlchemy URL of a SQL database.")
+]
+SchemaOpt = Annotated[
+    list[str] | None, typer.Option("--schema", help="Database schema to index (repeatable).")
+]
+Config = Annotated[
+    Path | None, typer.Option("--config", help="schemaseek.toml with several sources.")
+]
+GlossaryOpt = Annotated[Path | None, typer.Option("--glossary", help="Glossary JSON file.")]
+NoGlossary = Annotated[bool, typer.Option("--no-glossary", help="Use no glossary at all.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def _options(
+    demo: bool, sdl: Path | None, introspection: Path | None, database_url: str | None,
+    schema: list[str] | None, config: Path | None, glossary: Path | None, no_glossary: bool,
+) -> SourceOptions:
+    return SourceOptions(
+        demo=demo, sdl=sdl, introspection=introspection, database_url=database_url,
+        schemas=tuple(schema or ()), config=config, glossary=glossary, no_glossary=no_glossary,
+    )
+
+
+def _build(options: SourceOptions, progress: bool) -> tuple[SchemaIndex, str]:
+    selection = resolve(options)
+    index = SchemaIndex(
+        selection.sources, glossary=selection.glossary, settings=selection.settings
+    )
+    with build_progress(progress) as update:
+        report = index.build(update)
+    if report.degraded:
+        stderr.print("[yellow]warning:[/] vectors unavailable; keyword + glossary only")
+    return index, selection.label
+
+
+@app.command()
+def search(
+    question: Annotated[str, typer.Argument(help="The question, in business language.")],
+    demo: Demo = False,
+    sdl: Sdl = None,
+    introspection: Introspection = None,
+    database_url: DatabaseUrl = None,
+    schema: SchemaOpt = None,
+    config: Config = None,
+    glossary: GlossaryOpt = None,
+    no_glossary: NoGlossary = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="How many results.")] = 10,
+    kind: Annotated[
+        list[DocKind] | None, typer.Option("--kind", help="Only these kinds (repeatable).")
+    ] = None,
+    mode: Annotated[str, typer.Option("--mode", help="hybrid, keyword or vector.")] = "hybrid",
+    explain: Annotated[bool, typer.Option("--explain", help="Show why each hit matched.")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Answer a question with ranked schema items.
+
+    Example: schemaseek search "royalty payments for Sony" --demo --explain
+    """
+    if mode not in MODES:
+        raise SchemaSeekError(f"--mode must be one of {', '.join(MODES)}")
+    options = _options(demo, sdl, introspection, database_url, schema, config, glossary,
+                       no_glossary)
+    index, _label = _build(options, progress=not json_out)
+    mode_value: Mode = mode  # type: ignore[assignment]  # checked against MODES above
+    response = index.search(question, limit=limit, mode=mode_value, kinds=kind or ())
+    if json_out:
+        print_json(response.to_dict(explain=True))
+    else:
+        print_response(response, explain)
+
+
+@app.command()
+def index(
+    demo: Demo = False,
+    sdl: Sdl = None,
+    introspection: Introspection = None,
+    database_url: DatabaseUrl = None,
+    schema: SchemaOpt = None,
+    config: Config = None,
+    glossary: GlossaryOpt = None,
+    no_glossary: NoGlossary = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Build the index of a source and print a summary.
+
+    Example: schemaseek index --sdl schema.graphql --json
+    """
+    options = _options(demo, sdl, introspection, database_url, schema, config, glossary,
+                       no_glossary)
+    selection = resolve(options)
+    built = SchemaIndex(selection.sources, glossary=selection.glossary,
+                        settings=selection.settings)
+    with build_progress(not json_out) as update:
+        report = built.build(update)
+    if json_out:
+        print_json(report_dict(report))
+    else:
+        print_report(report)
+
+
+@app.command()
+def demo(
+    explain: Annotated[bool, typer.Option("--explain/--no-explain")] = True,
+    limit: Annotated[int, typer.Option("--limit", "-n")] = 5,
+) -> None:
+    """Index the embedded demo and answer its sample questions.
+
+    Example: schemaseek demo --limit 3
+    """
+    from schemaseek.sources.demo import demo_questions
+
+    built, _ = _build(SourceOptions(demo=True), progress=True)
+    stdout.print(f"[bold]schemaseek demo[/]: {len(built.documents)} documents indexed")
+    for question in demo_questions():
+        print_response(built.search(question, limit=limit), explain)
+
+
+def main() -> None:
+    """Entry point: clear one-line errors (JSON with --json) and exit code 2 for bad input."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app(standalone_mode=False)
+    except SchemaSeekError as exc:
+        _fail(str(exc), type(exc).__name__)
+    except typer.Abort:
+        sys.exit(130)
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise
+
+
+def _fail(message: str, kind: str) -> None:
+    if "--json" in sys.argv:
+        print_json({"error": {"type": kind, "message": message}})
+    else:
+        stderr.print(f"[red]error:[/] {message}")
+    sys.exit(2)

@@ -1,0 +1,118 @@
+"""Source selection shared by every command: demo, SDL, introspection, database, config file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from schemaseek.config import SearchSettings
+from schemaseek.errors import ConfigError
+from schemaseek.glossary import Glossary, load_glossary
+from schemaseek.project import load_project
+from schemaseek.sources.base import SourceSchema
+
+DEFAULT_CONFIG = Path("schemaseek.toml")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceOptions:
+    """What the user asked for on the command line."""
+
+    demo: bool = False
+    sdl: Path | None = None
+    introspection: Path | None = None
+    database_url: str | None = None
+    schemas: tuple[str, ...] = ()
+    config: Path | None = None
+    glossary: Path | None = None
+    no_glossary: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Resolved sources, glossary and settings."""
+
+    label: str
+    sources: list[SourceSchema]
+    glossary: Glossary
+    settings: SearchSettings
+
+
+def resolve(options: SourceOptions) -> Selection:
+    """Turn options into sources. Without a source option: ./schemaseek.toml, else the demo."""
+    chosen = [
+        name
+        for name, given in (
+            ("--demo", options.demo),
+            ("--sdl", options.sdl is not None),
+            ("--introspection", options.introspection is not None),
+            ("--database-url", options.database_url is not None),
+            ("--config", options.config is not None),
+        )
+        if given
+    ]
+    if len(chosen) > 1:
+        raise ConfigError(f"choose one source option, not {' and '.join(chosen)}")
+    config = options.config
+    if not chosen and DEFAULT_CONFIG.exists():
+        config = DEFAULT_CONFIG
+    use_demo = options.demo or (not chosen and config is None)
+
+    glossary = Glossary()
+    settings = SearchSettings()
+    if use_demo:
+        from schemaseek.sources.demo import demo_glossary, demo_sources
+
+        label, sources = "demo", demo_sources()
+        glossary = demo_glossary()
+    elif config is not None:
+        label, sources, glossary, settings = _from_config(config)
+    else:
+        label, sources = _single_source(options)
+    if options.glossary is not None:
+        glossary = load_glossary(options.glossary)
+    if options.no_glossary:
+        glossary = Glossary()
+    return Selection(label, sources, glossary, settings)
+
+
+def _single_source(options: SourceOptions) -> tuple[str, list[SourceSchema]]:
+    if options.sdl is not None:
+        from schemaseek.sources.graphql import load_sdl
+
+        return str(options.sdl), [load_sdl(options.sdl, options.sdl.stem)]
+    if options.introspection is not None:
+        from schemaseek.sources.graphql import load_introspection
+
+        path = options.introspection
+        return str(path), [load_introspection(path, path.stem)]
+    from schemaseek.sources.sql import load_sql
+
+    assert options.database_url is not None
+    schema = load_sql(options.database_url, schemas=options.schemas or None)
+    return schema.name, [schema]
+
+
+def _from_config(path: Path) -> tuple[str, list[SourceSchema], Glossary, SearchSettings]:
+    project = load_project(path)
+    sources: list[SourceSchema] = []
+    for src in project.sources:
+        if src.type == "graphql":
+            from schemaseek.sources.graphql import load_introspection, load_sdl
+
+            if src.sdl is not None:
+                sources.append(load_sdl(project.path(src.sdl), src.name))
+            else:
+                assert src.introspection is not None
+                sources.append(load_introspection(project.path(src.introspection), src.name))
+        else:
+            from schemaseek.sources.sql import load_sql
+
+            assert src.url is not None
+            sources.append(load_sql(src.url, src.name, src.schemas or None))
+    glossary = load_glossary(project.path(project.glossary)) if project.glossary else Glossary()
+    try:
+        settings = SearchSettings(**project.search)
+    except Exception as exc:
+        raise ConfigError(f"config file {path}: [search] {exc}") from None
+    return str(path), sources, glossary, settings

@@ -1,0 +1,61 @@
+"""One typed settings object. Values come from arguments, ``SCHEMASEEK_*`` environment variables
+or defaults, validated once; nothing mutates it afterwards (use ``model_copy(update=...)``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+SIGNAL_NAMES = ("keyword", "keyword_expanded", "vector", "glossary")
+
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "keyword": 1.0,
+    "keyword_expanded": 0.5,
+    "vector": 1.0,
+    "glossary": 1.0,
+}
+
+
+class SearchSettings(BaseSettings):
+    """Ranking and index parameters (spec 001 "Tuning Guide")."""
+
+    model_config = SettingsConfigDict(env_prefix="SCHEMASEEK_", frozen=True, extra="forbid")
+
+    fusion: Literal["rrf", "weighted_sum"] = "rrf"
+    rrf_k: float = Field(default=25.0, ge=1.0, le=100.0)
+    weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    over_fetch: int = Field(default=4, ge=1, le=20)
+    min_candidates: int = Field(default=40, ge=1, le=1000)
+    max_related: int = Field(default=5, ge=0, le=50)
+    related_for_top: int = Field(default=5, ge=0, le=100)
+
+    keyword_field_weights: dict[str, float] = Field(
+        default_factory=lambda: {"name": 3.0, "description": 1.5, "members": 1.0, "context": 1.0}
+    )
+    prefix_min_results: int = Field(default=5, ge=0)
+
+    exact_threshold: int = Field(default=10_000, ge=0)
+    hnsw_m: int = Field(default=16, ge=4, le=128)
+    hnsw_ef_construction: int = Field(default=200, ge=8)
+    hnsw_ef_search: int = Field(default=50, ge=8)
+
+    embedding_batch_size: int = Field(default=64, ge=1, le=4096)
+    device: Literal["cpu", "cuda", "auto"] = "cpu"
+    query_prefix: str = ""
+    query_cache_size: int = Field(default=1024, ge=0)
+    query_cache_ttl_s: float = Field(default=600.0, ge=0)
+
+    max_query_length: int = Field(default=2048, ge=1)
+    max_search_limit: int = Field(default=200, ge=1)
+
+    @field_validator("weights")
+    @classmethod
+    def _known_signals(cls, value: dict[str, float]) -> dict[str, float]:
+        merged = dict(DEFAULT_WEIGHTS)
+        for name, weight in value.items():
+            if weight < 0:
+                raise ValueError(f"weight of signal {name!r} must be >= 0")
+            merged[name] = weight
+        return merged

@@ -1,0 +1,1 @@
+"""Embedded demo: a music rights and distribution company (SQL catalog, GraphQL SDL, glossary)."""

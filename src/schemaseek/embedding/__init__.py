@@ -1,0 +1,1 @@
+"""Embedding providers: the protocol, the local ONNX model, the query cache."""

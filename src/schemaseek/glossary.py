@@ -1,0 +1,117 @@
+"""The glossary file: business vocabulary mapped to schema identifiers.
+
+Format (JSON)::
+
+    {"entries": [{"terms": ["royalties", "royalty payments"],
+                  "targets": ["Query.abacusContract"],
+                  "related": ["AbacusPaymentTerm"],
+                  "context": "Royalties are tracked as Abacus contracts ...",
+                  "domain": "royalties",
+                  "priority": 2,
+                  "prefer": null,
+                  "examples": [{"question": "...", "query": "...", "variables": {}}]}]}
+
+``priority`` is a multiplier (0 = no boost, 1 = normal, 2 = double); the first-generation names
+``"primary"`` (1.1) and ``"secondary"`` (1.0) are accepted too. ``prefer`` redirects: when the
+entry fires, its boost goes to the preferred id and hits on its targets say "prefer X".
+A missing file is an empty glossary plus one warning; a malformed file is a ``GlossaryError``
+that names the file, the entry and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from schemaseek.errors import GlossaryError
+
+logger = logging.getLogger(__name__)
+
+_NAMED_PRIORITIES = {"primary": 1.1, "secondary": 1.0}
+
+
+class GlossaryExample(BaseModel):
+    """A curated question with a query known to answer it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    question: str = Field(min_length=1)
+    query: str = Field(min_length=1)
+    variables: dict[str, Any] = Field(default_factory=dict)
+
+
+class GlossaryEntry(BaseModel):
+    """One business concept: the words users say and the schema items they mean."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    terms: tuple[str, ...] = Field(min_length=1)
+    targets: tuple[str, ...] = ()
+    related: tuple[str, ...] = ()
+    context: str = ""
+    domain: str | None = None
+    priority: float = Field(default=1.0, ge=0.0, le=10.0)
+    prefer: str | None = None
+    examples: tuple[GlossaryExample, ...] = ()
+
+    @field_validator("priority", mode="before")
+    @classmethod
+    def _named_priority(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.lower() in _NAMED_PRIORITIES:
+            return _NAMED_PRIORITIES[value.lower()]
+        return value
+
+    @field_validator("terms")
+    @classmethod
+    def _non_blank_terms(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        cleaned = tuple(t.strip() for t in value)
+        if any(not t for t in cleaned):
+            raise ValueError("terms must not be blank")
+        return cleaned
+
+
+class Glossary(BaseModel):
+    """All entries of one glossary file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    entries: tuple[GlossaryEntry, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def parse_glossary(data: Any, origin: str = "<glossary>") -> Glossary:
+    """Validate already-decoded JSON; errors name ``origin``, the entry index and the field."""
+    if isinstance(data, list):
+        data = {"entries": data}
+    try:
+        return Glossary.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors()[:10]:
+            where = ".".join(str(p) for p in err["loc"])
+            problems.append(f"{where}: {err['msg']}")
+        raise GlossaryError(f"invalid glossary {origin}: " + "; ".join(problems)) from None
+
+
+def load_glossary(path: str | Path) -> Glossary:
+    """Read a glossary file. Missing file → empty glossary and one warning."""
+    file = Path(path)
+    if not file.exists():
+        logger.warning("glossary file %s not found; continuing with an empty glossary", file)
+        return Glossary()
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise GlossaryError(
+            f"invalid glossary {file}: not JSON ({exc.msg} at line {exc.lineno}, "
+            f"column {exc.colno})"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GlossaryError(f"cannot read glossary {file}: {exc}") from None
+    return parse_glossary(data, str(file))

@@ -1,0 +1,284 @@
+"""The search pipeline: pin → signals → fuse → filter → rerank → augment → explain.
+
+Each stage that can fail on its own (query embedding, reranking, augmentation) degrades to a
+pass-through and never fails the search. Exact identifiers are pinned first and skip the
+query embedding entirely.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from schemaseek.config import SearchSettings
+from schemaseek.documents import (
+    Document,
+    Explanation,
+    Hit,
+    Related,
+    SearchResponse,
+    SignalHit,
+)
+from schemaseek.embedding.base import EmbeddingProvider
+from schemaseek.errors import SchemaSeekError
+from schemaseek.filters import SearchFilter
+from schemaseek.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
+from schemaseek.graph import SchemaGraph
+from schemaseek.rerank import Reranker
+from schemaseek.signals.glossary import GlossaryMatch, GlossaryMatcher
+from schemaseek.signals.keyword import KeywordIndex
+from schemaseek.signals.vector import VectorIndex
+from schemaseek.text import normalize_identifier, tokenize
+
+logger = logging.getLogger(__name__)
+
+Mode = Literal["hybrid", "keyword", "vector"]
+MODES: tuple[Mode, ...] = ("hybrid", "keyword", "vector")
+
+
+class InvalidQueryError(SchemaSeekError, ValueError):
+    """The question or a search option is not acceptable (empty, too long, bad limit, mode)."""
+
+
+@dataclass(slots=True)
+class IndexParts:
+    """What the pipeline reads; owned and kept current by :class:`schemaseek.index.SchemaIndex`."""
+
+    documents: Mapping[str, Document]
+    keyword: KeywordIndex
+    vector: VectorIndex | None
+    embedder: EmbeddingProvider | None
+    matcher: GlossaryMatcher | None
+    graph: SchemaGraph
+    pins: Mapping[str, Sequence[str]]
+    settings: SearchSettings
+    reranker: Reranker | None = None
+    vectors_ready: bool = False
+
+
+@dataclass(slots=True)
+class _Run:
+    query: str
+    mode: Mode
+    limit: int
+    filter: SearchFilter
+    signals: list[NamedSignal] = field(default_factory=list)
+    matches: list[GlossaryMatch] = field(default_factory=list)
+    degraded: bool = False
+    reranked: bool = False
+
+
+def build_pins(documents: Mapping[str, Document]) -> dict[str, list[str]]:
+    """Normalised identifier → ids: full ids first, then items whose own name matches."""
+    pins: dict[str, list[str]] = {}
+    for doc_id in sorted(documents):
+        pins.setdefault(normalize_identifier(doc_id), []).append(doc_id)
+    for doc_id in sorted(documents):
+        key = normalize_identifier(documents[doc_id].name)
+        ids = pins.setdefault(key, [])
+        if doc_id not in ids:
+            ids.append(doc_id)
+    return pins
+
+
+def search(
+    parts: IndexParts,
+    query: str,
+    *,
+    limit: int = 10,
+    mode: Mode = "hybrid",
+    search_filter: SearchFilter | None = None,
+) -> SearchResponse:
+    """Run one search. Raises :class:`InvalidQueryError` for unacceptable input only."""
+    started = time.perf_counter()
+    settings = parts.settings
+    query = query.strip()
+    if not query:
+        raise InvalidQueryError("the question is empty")
+    if len(query) > settings.max_query_length:
+        raise InvalidQueryError(
+            f"the question is {len(query)} characters; the limit is {settings.max_query_length}"
+        )
+    if not 1 <= limit <= settings.max_search_limit:
+        raise InvalidQueryError(f"limit must be between 1 and {settings.max_search_limit}")
+    if mode not in MODES:
+        raise InvalidQueryError(f"mode must be one of {', '.join(MODES)}")
+    run = _Run(query, mode, limit, search_filter or SearchFilter())
+    depth = max(limit * settings.over_fetch, settings.min_candidates)
+    if run.filter.active:
+        depth *= 4
+
+    pinned = [
+        d for d in parts.pins.get(normalize_identifier(query), ())
+        if run.filter.allows(parts.documents[d])
+    ]
+    _lexical_signals(parts, run, depth)
+    if not pinned:
+        _vector_signal(parts, run, depth)
+    fused = _fuse(parts, run)
+
+    ranked = [
+        (doc_id, score)
+        for doc_id, score in top_k(fused, len(fused))
+        if doc_id not in pinned and run.filter.allows(parts.documents[doc_id])
+    ]
+    ranked = _rerank(parts, run, ranked[: limit * settings.over_fetch])
+    top_score = ranked[0][1] if ranked else 0.0
+    final = [(d, top_score + 1.0) for d in pinned] + ranked
+    final = final[:limit]
+    hits = _explain(parts, run, final, set(pinned))
+    hits = _augment(parts, run, hits)
+    examples = parts.matcher.examples(run.matches) if parts.matcher else []
+    return SearchResponse(
+        query=query,
+        mode=mode,
+        hits=tuple(hits),
+        degraded=run.degraded,
+        took_ms=(time.perf_counter() - started) * 1000.0,
+        examples=tuple(examples),
+    )
+
+
+def _lexical_signals(parts: IndexParts, run: _Run, depth: int) -> None:
+    if run.mode == "vector":
+        return
+    tokens = tokenize(run.query)
+    weights = parts.settings.weights
+    run.signals.append(
+        NamedSignal("keyword", parts.keyword.search(tokens, depth), weights["keyword"])
+    )
+    if parts.matcher is None:
+        return
+    run.matches = parts.matcher.match(run.query)
+    if not run.matches:
+        return
+    expanded = parts.matcher.expansion_tokens(run.matches)
+    run.signals.append(
+        NamedSignal(
+            "keyword_expanded", parts.keyword.search(expanded, depth), weights["keyword_expanded"]
+        )
+    )
+    run.signals.append(
+        NamedSignal("glossary", parts.matcher.rank(run.matches), weights["glossary"])
+    )
+
+
+def _vector_signal(parts: IndexParts, run: _Run, depth: int) -> None:
+    if run.mode == "keyword":
+        return
+    if parts.embedder is None or parts.vector is None or not parts.vectors_ready:
+        _degrade(parts, run, "no vectors are available")
+        return
+    try:
+        query_vector = parts.embedder.embed_query(run.query)
+        entries = parts.vector.search(query_vector, depth)
+    except Exception as exc:  # any provider failure degrades to lexical search
+        _degrade(parts, run, f"query embedding failed: {exc}")
+        return
+    run.signals.append(NamedSignal("vector", entries, parts.settings.weights["vector"]))
+
+
+def _degrade(parts: IndexParts, run: _Run, why: str) -> None:
+    """Serve keyword + glossary; the vector weight moves to keyword."""
+    logger.warning("search degraded to keyword + glossary: %s", why)
+    run.degraded = True
+    weights = parts.settings.weights
+    if run.mode == "vector":
+        run.mode = "keyword"
+        _lexical_signals(parts, run, max(run.limit * parts.settings.over_fetch, 40))
+    moved = weights["vector"]
+    run.signals = [
+        NamedSignal(s.name, s.entries, s.weight + moved) if s.name == "keyword" else s
+        for s in run.signals
+    ]
+
+
+def _fuse(parts: IndexParts, run: _Run) -> dict[str, float]:
+    if parts.settings.fusion == "weighted_sum":
+        return weighted_sum(run.signals)
+    return reciprocal_rank_fusion(run.signals, parts.settings.rrf_k)
+
+
+def _rerank(
+    parts: IndexParts, run: _Run, ranked: list[tuple[str, float]]
+) -> list[tuple[str, float]]:
+    if parts.reranker is None or not ranked:
+        return ranked
+    try:
+        docs = [parts.documents[d] for d, _ in ranked]
+        reranked = parts.reranker.rerank(run.query, docs)
+    except Exception as exc:  # the stage degrades, never the search
+        logger.warning("reranker failed, keeping fused order: %s", exc)
+        return ranked
+    run.reranked = True
+    return reranked
+
+
+def _explain(
+    parts: IndexParts, run: _Run, final: list[tuple[str, float]], pinned: set[str]
+) -> list[Hit]:
+    positions: dict[str, dict[str, SignalHit]] = {}
+    wanted = {d for d, _ in final}
+    for signal in run.signals:
+        for rank, (doc_id, score) in enumerate(signal.entries, start=1):
+            if doc_id in wanted:
+                positions.setdefault(doc_id, {}).setdefault(signal.name, SignalHit(rank, score))
+    matcher = parts.matcher
+    hits = []
+    for doc_id, score in final:
+        explanation = Explanation(
+            signals=positions.get(doc_id, {}),
+            fused_score=score,
+            pinned=doc_id in pinned,
+            glossary_terms=matcher.terms_for(doc_id, run.matches) if matcher else (),
+            prefer=matcher.prefer_for(doc_id, run.matches) if matcher else None,
+            reranked=run.reranked,
+        )
+        hits.append(Hit(parts.documents[doc_id], score, explanation))
+    return hits
+
+
+def _augment(parts: IndexParts, run: _Run, hits: list[Hit]) -> list[Hit]:
+    """Attach 1-hop graph neighbours (both directions) of the top hits, filter respected."""
+    settings = parts.settings
+    if settings.max_related == 0 or not hits:
+        return hits
+    in_results = {h.id for h in hits}
+    out: list[Hit] = []
+    for position, hit in enumerate(hits):
+        if position >= settings.related_for_top:
+            out.append(hit)
+            continue
+        try:
+            related = _related(parts, run, hit.id, in_results)
+        except Exception as exc:  # augmentation failure leaves related empty
+            logger.warning("graph augmentation failed for %s: %s", hit.id, exc)
+            related = []
+        out.append(Hit(hit.document, hit.score, hit.explanation, tuple(related)))
+    return out
+
+
+_RELATION_ORDER = {"returns": 0, "foreignKey": 1, "hasField": 2, "implements": 3,
+                   "unionMember": 3, "member": 4}
+
+
+def _related(parts: IndexParts, run: _Run, doc_id: str, exclude: set[str]) -> list[Related]:
+    neighbours = sorted(
+        parts.graph.neighbors(doc_id),
+        key=lambda n: (_RELATION_ORDER.get(n[1], 9), n[0]),
+    )
+    out: list[Related] = []
+    seen: set[str] = set()
+    for other, relation, direction in neighbours:
+        doc = parts.documents.get(other)
+        if doc is None or other in exclude or other in seen or not run.filter.allows(doc):
+            continue
+        seen.add(other)
+        label = relation if direction == "out" else f"{relation}⁻¹"
+        out.append(Related(other, doc.kind, doc.source, label, doc_id))
+        if len(out) >= parts.settings.max_related:
+            break
+    return out

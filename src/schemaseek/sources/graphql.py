@@ -1,0 +1,339 @@
+"""GraphQL source: an SDL file, an introspection JSON file or a built schema → documents and edges.
+
+Documents (``Document.source`` is the ``source`` argument):
+
+* one ``GRAPHQL_ROOT_FIELD`` per field of the query, mutation and subscription root types, with
+  id ``<RootTypeName>.<field>`` using the schema's actual root type names (``QueryRoot.orders``);
+* one ``GRAPHQL_TYPE`` per named type (root types included, flagged by ``data["root_operation"]``),
+  id = the type name; introspection ``__*`` types and the built-in scalars are skipped;
+* one ``GRAPHQL_FIELD`` per field of every non-root object, interface and input object type,
+  id ``<Type>.<field>``.
+
+Edges (only between documents, no self-loops, no duplicates): root field or field → its named
+type (``returns``), type → named type of its fields (``hasField``, ``data["field"]``), type → its
+field documents (``member``), type → interface (``implements``), union → member (``unionMember``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from graphql import (
+    GraphQLArgument,
+    GraphQLEnumType,
+    GraphQLError,
+    GraphQLField,
+    GraphQLInputField,
+    GraphQLInputObjectType,
+    GraphQLInterfaceType,
+    GraphQLNamedType,
+    GraphQLObjectType,
+    GraphQLSchema,
+    GraphQLUnionType,
+    Undefined,
+    build_ast_schema,
+    build_client_schema,
+    get_named_type,
+    is_introspection_type,
+    is_non_null_type,
+    is_specified_scalar_type,
+    parse,
+    print_schema,
+)
+from graphql.validation.validate import validate_sdl
+
+from schemaseek.documents import DocKind, Document
+from schemaseek.errors import SourceError
+from schemaseek.sources.base import Edge, SourceSchema, stable_hash
+
+__all__ = ["MAX_MEMBERS", "from_schema", "load_introspection", "load_sdl"]
+
+MAX_MEMBERS = 64
+"""At most this many member strings per document, so huge types stay bounded."""
+
+_FieldLike = GraphQLField | GraphQLInputField
+_Fielded = GraphQLObjectType | GraphQLInterfaceType | GraphQLInputObjectType
+
+
+def load_sdl(path: str | Path, source: str = "graphql") -> SourceSchema:
+    """Read a GraphQL SDL file; a syntax or SDL error names the file, line and column."""
+    file = Path(path)
+    text = _read_text(file)
+    try:
+        document = parse(text)
+    except GraphQLError as exc:
+        raise SourceError(f"{file}: invalid GraphQL SDL{_position(exc)}: {exc.message}") from exc
+    errors = validate_sdl(document)
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+        raise SourceError(f"{file}: invalid GraphQL SDL{_position(first)}: {first.message}{more}")
+    try:
+        schema = build_ast_schema(document, assume_valid_sdl=True)
+    except (GraphQLError, TypeError) as exc:
+        raise SourceError(f"{file}: cannot build GraphQL schema: {exc}") from exc
+    return from_schema(schema, source)
+
+
+def load_introspection(path: str | Path, source: str = "graphql") -> SourceSchema:
+    """Read an introspection result: ``{"data": {"__schema": ...}}`` or ``{"__schema": ...}``."""
+    file = Path(path)
+    text = _read_text(file)
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SourceError(
+            f"{file}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from exc
+    if isinstance(payload, dict) and isinstance(payload.get("data"), dict):
+        payload = payload["data"]
+    if not isinstance(payload, dict) or not isinstance(payload.get("__schema"), dict):
+        raise SourceError(
+            f'{file}: not an introspection result (expected {{"data": {{"__schema": ...}}}} '
+            'or {"__schema": ...})'
+        )
+    try:
+        schema = build_client_schema({"__schema": payload["__schema"]})  # type: ignore[typeddict-item]
+    except (GraphQLError, TypeError, KeyError, ValueError) as exc:
+        raise SourceError(f"{file}: invalid introspection result: {exc}") from exc
+    return from_schema(schema, source)
+
+
+def from_schema(schema: GraphQLSchema, source: str = "graphql") -> SourceSchema:
+    """Turn a graphql-core schema into documents, edges, a normalized hash and printed SDL."""
+    roots = _root_operations(schema)
+    types = sorted((t for t in schema.type_map.values() if _indexed(t)), key=lambda t: t.name)
+    documents: list[Document] = []
+    edges = _EdgeCollector()
+    for named in types:
+        operation = roots.get(named.name)
+        documents.append(_type_document(named, source, operation))
+        if isinstance(named, _Fielded):
+            for field_name, field in named.fields.items():
+                field_id = f"{named.name}.{field_name}"
+                target = get_named_type(field.type).name
+                if operation is not None and isinstance(field, GraphQLField):
+                    documents.append(
+                        _root_field_document(
+                            schema, named.name, operation, field_name, field, source
+                        )
+                    )
+                else:
+                    documents.append(_field_document(named.name, field_name, field, source))
+                edges.add(named.name, field_id, "member")
+                edges.add(field_id, target, "returns")
+                edges.add(named.name, target, "hasField", field_name)
+        if isinstance(named, GraphQLObjectType | GraphQLInterfaceType):
+            for interface in named.interfaces:
+                edges.add(named.name, interface.name, "implements")
+        if isinstance(named, GraphQLUnionType):
+            for member in named.types:
+                edges.add(named.name, member.name, "unionMember")
+    ids = {doc.id for doc in documents}
+    return SourceSchema(
+        name=source,
+        kind="graphql",
+        documents=documents,
+        edges=[e for e in edges.edges() if e.source in ids and e.target in ids],
+        schema_hash=stable_hash(_hash_parts(types, roots)),
+        raw={"sdl": print_schema(schema)},
+    )
+
+
+def _read_text(file: Path) -> str:
+    try:
+        return file.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise SourceError(f"{file}: GraphQL schema file not found") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SourceError(f"{file}: cannot read GraphQL schema file: {exc}") from exc
+
+
+def _position(error: GraphQLError) -> str:
+    if error.locations:
+        loc = error.locations[0]
+        return f" at line {loc.line}, column {loc.column}"
+    return ""
+
+
+def _root_operations(schema: GraphQLSchema) -> dict[str, str]:
+    pairs = [
+        (schema.query_type, "query"),
+        (schema.mutation_type, "mutation"),
+        (schema.subscription_type, "subscription"),
+    ]
+    return {t.name: op for t, op in pairs if t is not None}
+
+
+def _indexed(named: GraphQLNamedType) -> bool:
+    return not (is_introspection_type(named) or is_specified_scalar_type(named))
+
+
+def _type_kind(named: GraphQLNamedType) -> str:
+    kinds: list[tuple[type[GraphQLNamedType], str]] = [
+        (GraphQLObjectType, "object"),
+        (GraphQLInterfaceType, "interface"),
+        (GraphQLUnionType, "union"),
+        (GraphQLEnumType, "enum"),
+        (GraphQLInputObjectType, "input_object"),
+    ]
+    return next((name for cls, name in kinds if isinstance(named, cls)), "scalar")
+
+
+def _member_names(named: GraphQLNamedType) -> list[str]:
+    if isinstance(named, _Fielded):
+        return list(named.fields)
+    if isinstance(named, GraphQLEnumType):
+        return list(named.values)
+    if isinstance(named, GraphQLUnionType):
+        return [t.name for t in named.types]
+    return []
+
+
+def _describe(description: str | None, deprecation: str | None) -> str:
+    text = (description or "").strip()
+    if deprecation is not None:
+        note = f"Deprecated: {deprecation}".strip()
+        text = f"{text}\n{note}" if text else note
+    return text
+
+
+def _args(field: _FieldLike) -> list[dict[str, Any]]:
+    if not isinstance(field, GraphQLField):
+        return []
+    return [_arg_data(name, arg) for name, arg in field.args.items()]
+
+
+def _arg_data(name: str, arg: GraphQLArgument) -> dict[str, Any]:
+    default = None if arg.default_value is Undefined else repr(arg.default_value)
+    return {
+        "name": name,
+        "type": str(arg.type),
+        "required": is_non_null_type(arg.type) and arg.default_value is Undefined,
+        "default": default,
+        "description": arg.description or "",
+    }
+
+
+def _field_data(parent: str, field: _FieldLike) -> dict[str, Any]:
+    return {
+        "parent": parent,
+        "return_type": str(field.type),
+        "named_type": get_named_type(field.type).name,
+        "args": _args(field),
+        "deprecated": field.deprecation_reason is not None,
+        "deprecation_reason": field.deprecation_reason,
+    }
+
+
+def _type_document(named: GraphQLNamedType, source: str, operation: str | None) -> Document:
+    members = _member_names(named)
+    data: dict[str, Any] = {
+        "type_kind": _type_kind(named),
+        "member_count": len(members),
+        "root_operation": operation,
+    }
+    if isinstance(named, GraphQLObjectType | GraphQLInterfaceType):
+        data["interfaces"] = [i.name for i in named.interfaces]
+    return Document(
+        id=named.name,
+        kind=DocKind.GRAPHQL_TYPE,
+        source=source,
+        name=named.name,
+        description=_describe(named.description, None),
+        members=tuple(members[:MAX_MEMBERS]),
+        data=data,
+    )
+
+
+def _root_field_document(
+    schema: GraphQLSchema,
+    parent: str,
+    operation: str,
+    name: str,
+    field: GraphQLField,
+    source: str,
+) -> Document:
+    data = _field_data(parent, field)
+    data["operation"] = operation
+    args = [f"{a['name']}: {a['type']}" for a in data["args"]]
+    returned = schema.get_type(data["named_type"])
+    members = args + (_member_names(returned) if returned is not None else [])
+    return Document(
+        id=f"{parent}.{name}",
+        kind=DocKind.GRAPHQL_ROOT_FIELD,
+        source=source,
+        name=name,
+        description=_describe(field.description, field.deprecation_reason),
+        members=tuple(members[:MAX_MEMBERS]),
+        data=data,
+    )
+
+
+def _field_document(parent: str, name: str, field: _FieldLike, source: str) -> Document:
+    data = _field_data(parent, field)
+    data["input"] = isinstance(field, GraphQLInputField)
+    members = [data["return_type"]] + [f"{a['name']}: {a['type']}" for a in data["args"]]
+    return Document(
+        id=f"{parent}.{name}",
+        kind=DocKind.GRAPHQL_FIELD,
+        source=source,
+        name=name,
+        description=_describe(field.description, field.deprecation_reason),
+        members=tuple(members[:MAX_MEMBERS]),
+        data=data,
+    )
+
+
+class _EdgeCollector:
+    """Collects edges without self-loops or duplicates (one edge per source/target/relation)."""
+
+    def __init__(self) -> None:
+        self._edges: dict[tuple[str, str, str], Edge] = {}
+
+    def add(self, source: str, target: str, relation: str, field: str | None = None) -> None:
+        if source == target:
+            return
+        key = (source, target, relation)
+        edge = self._edges.get(key)
+        if edge is None:
+            data: dict[str, Any] = {} if field is None else {"field": field, "fields": [field]}
+            self._edges[key] = Edge(source, target, relation, data)
+        elif field is not None:
+            edge.data["fields"].append(field)
+
+    def edges(self) -> list[Edge]:
+        return list(self._edges.values())
+
+
+def _field_signature(type_name: str, name: str, field: _FieldLike) -> str:
+    args = sorted(
+        f"{a['name']}: {a['type']} = {a['default']} # {a['description']}" for a in _args(field)
+    )
+    return (
+        f"field {type_name}.{name}({', '.join(args)}): {field.type}"
+        f" | {field.description or ''} | {field.deprecation_reason}"
+    )
+
+
+def _hash_parts(types: Iterable[GraphQLNamedType], roots: dict[str, str]) -> list[str]:
+    """Order-independent signatures: reordering types or fields in the SDL keeps the hash."""
+    parts = [f"root {op}={name}" for name, op in roots.items()]
+    for named in types:
+        extra: list[str] = []
+        if isinstance(named, GraphQLObjectType | GraphQLInterfaceType):
+            extra = sorted(i.name for i in named.interfaces)
+        elif isinstance(named, GraphQLUnionType):
+            extra = sorted(t.name for t in named.types)
+        elif isinstance(named, GraphQLEnumType):
+            extra = sorted(f"{k}@{v.deprecation_reason}" for k, v in named.values.items())
+        parts.append(
+            f"type {_type_kind(named)} {named.name} [{', '.join(extra)}]"
+            f" | {named.description or ''}"
+        )
+        if isinstance(named, _Fielded):
+            parts.extend(_field_signature(named.name, n, f) for n, f in named.fields.items())
+    return parts
