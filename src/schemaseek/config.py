@@ -44,7 +44,7 @@ class SearchSettings(BaseSettings):
     embedding_batch_size: int = Field(default=64, ge=1, le=4096)
     device: Literal["cpu", "cuda", "auto"] = "cpu"
     query_prefix: str = ""
-    query_cache_size: int = Field(default=1024, ge=0)
+    query_cache_size: int = Field(default=1024, ge=1)
     query_cache_ttl_s: float = Field(default=600.0, ge=0)
 
     max_query_length: int = Field(default=2048, ge=1)

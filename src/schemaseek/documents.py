@@ -62,8 +62,14 @@ class Document:
     def content_hash(self) -> str:
         """SHA-256 over everything that affects ranking; equal hashes mean reusable vectors."""
         payload = json.dumps(
-            [self.id, self.kind.value, self.name, self.description, list(self.members),
-             self.context],
+            [
+                self.id,
+                self.kind.value,
+                self.name,
+                self.description,
+                list(self.members),
+                self.context,
+            ],
             ensure_ascii=False,
         )
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
@@ -118,8 +124,13 @@ class Related:
     via: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind.value, "source": self.source,
-                "relation": self.relation, "via": self.via}
+        return {
+            "id": self.id,
+            "kind": self.kind.value,
+            "source": self.source,
+            "relation": self.relation,
+            "via": self.via,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,9 +27,7 @@ class SearchFilter:
 
     @property
     def active(self) -> bool:
-        return bool(
-            self.include or self.exclude or self.kinds or self.sources or self.predicate
-        )
+        return bool(self.include or self.exclude or self.kinds or self.sources or self.predicate)
 
     def allows(self, doc: Document) -> bool:
         if self.kinds and doc.kind not in self.kinds:

@@ -72,7 +72,7 @@ class SchemaIndex:
         sources: Sequence[SourceSchema] = (),
         *,
         glossary: Glossary | None = None,
-        provider: EmbeddingProvider | None | Literal["default"] = "default",
+        provider: EmbeddingProvider | Literal["default"] | None = "default",
         settings: SearchSettings | None = None,
         reranker: Reranker | None = None,
     ) -> None:
@@ -228,9 +228,7 @@ class SchemaIndex:
             sources=tuple(sources),
             predicate=predicate,
         )
-        return search(
-            self._require(), query, limit=limit, mode=mode, search_filter=search_filter
-        )
+        return search(self._require(), query, limit=limit, mode=mode, search_filter=search_filter)
 
     def _require(self) -> IndexParts:
         if self._parts is None:

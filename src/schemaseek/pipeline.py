@@ -111,10 +111,7 @@ def search(
     if run.filter.active:
         depth *= 4
 
-    pinned = [
-        d for d in parts.pins.get(normalize_identifier(query), ())
-        if run.filter.allows(parts.documents[d])
-    ]
+    pinned = _pinned(parts, run)
     _lexical_signals(parts, run, depth)
     if not pinned:
         _vector_signal(parts, run, depth)
@@ -140,6 +137,27 @@ def search(
         took_ms=(time.perf_counter() - started) * 1000.0,
         examples=tuple(examples),
     )
+
+
+def _pinned(parts: IndexParts, run: _Run) -> list[str]:
+    """Documents whose identifier equals the question: the exact spelling first, then
+    case-insensitive, then separator-insensitive matches."""
+    query = run.query
+    candidates = [
+        d
+        for d in parts.pins.get(normalize_identifier(query), ())
+        if run.filter.allows(parts.documents[d])
+    ]
+
+    def closeness(doc_id: str) -> tuple[int, int, str]:
+        name = parts.documents[doc_id].name
+        if query in (doc_id, name):
+            return (0, 0 if query == doc_id else 1, doc_id)
+        if query.lower() in (doc_id.lower(), name.lower()):
+            return (1, 0, doc_id)
+        return (2, 0 if normalize_identifier(doc_id) == normalize_identifier(query) else 1, doc_id)
+
+    return sorted(candidates, key=closeness)
 
 
 def _lexical_signals(parts: IndexParts, run: _Run, depth: int) -> None:
@@ -261,8 +279,14 @@ def _augment(parts: IndexParts, run: _Run, hits: list[Hit]) -> list[Hit]:
     return out
 
 
-_RELATION_ORDER = {"returns": 0, "foreignKey": 1, "hasField": 2, "implements": 3,
-                   "unionMember": 3, "member": 4}
+_RELATION_ORDER = {
+    "returns": 0,
+    "foreignKey": 1,
+    "hasField": 2,
+    "implements": 3,
+    "unionMember": 3,
+    "member": 4,
+}
 
 
 def _related(parts: IndexParts, run: _Run, doc_id: str, exclude: set[str]) -> list[Related]:

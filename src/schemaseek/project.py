@@ -45,7 +45,9 @@ class SourceConfig(BaseModel):
     @model_validator(mode="after")
     def _one_location(self) -> SourceConfig:
         if self.type == "graphql" and (self.sdl is None) == (self.introspection is None):
-            raise ValueError(f"graphql source {self.name!r} needs exactly one of sdl, introspection")
+            raise ValueError(
+                f"graphql source {self.name!r} needs exactly one of sdl, introspection"
+            )
         if self.type == "sql" and not self.url:
             raise ValueError(f"sql source {self.name!r} needs url")
         return self

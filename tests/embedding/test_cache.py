@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
@@ -54,19 +54,26 @@ class FakeProvider:
         return vector / np.linalg.norm(vector)
 
 
-def run_threads(n: int, target: object) -> None:
-    threads = [threading.Thread(target=target) for _ in range(n)]  # type: ignore[arg-type]
+def run_threads(n: int, target: Callable[[], None]) -> None:
+    threads = [threading.Thread(target=target) for _ in range(n)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(10)
 
 
-def wait_for(condition: object, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.001)
+def release_when(condition: Callable[[], bool], gate: threading.Event) -> threading.Thread:
+    """Start a thread that opens ``gate`` once ``condition`` holds (or after 5 s)."""
+
+    def watch() -> None:
+        deadline = time.monotonic() + 5.0
+        while not condition() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        gate.set()
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    return thread
 
 
 def test_is_a_provider_and_delegates() -> None:
@@ -143,10 +150,7 @@ def test_concurrent_identical_queries_call_provider_once() -> None:
     def ask() -> None:
         results.append(cached.embed_query("same question"))
 
-    releaser = threading.Thread(
-        target=lambda: (wait_for(lambda: cached.stats.misses == 8), gate.set())
-    )
-    releaser.start()
+    releaser = release_when(lambda: cached.stats.misses == 8, gate)
     run_threads(8, ask)
     releaser.join(10)
     assert fake.calls == 1
@@ -167,10 +171,7 @@ def test_failures_reach_every_waiter_and_are_not_cached() -> None:
         except EmbeddingError as exc:
             errors.append(exc)
 
-    releaser = threading.Thread(
-        target=lambda: (wait_for(lambda: cached.stats.misses == 4), gate.set())
-    )
-    releaser.start()
+    releaser = release_when(lambda: cached.stats.misses == 4, gate)
     run_threads(4, ask)
     releaser.join(10)
     assert len(errors) == 4

@@ -22,7 +22,7 @@ from schemaseek.cli.output import (
 from schemaseek.documents import DocKind
 from schemaseek.errors import SchemaSeekError
 from schemaseek.index import SchemaIndex
-from schemaseek.pipeline import MODES, Mode
+from schemaseek.pipeline import MODES
 
 app = typer.Typer(
     name="schemaseek",
@@ -52,20 +52,30 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def _options(
-    demo: bool, sdl: Path | None, introspection: Path | None, database_url: str | None,
-    schema: list[str] | None, config: Path | None, glossary: Path | None, no_glossary: bool,
+    demo: bool,
+    sdl: Path | None,
+    introspection: Path | None,
+    database_url: str | None,
+    schema: list[str] | None,
+    config: Path | None,
+    glossary: Path | None,
+    no_glossary: bool,
 ) -> SourceOptions:
     return SourceOptions(
-        demo=demo, sdl=sdl, introspection=introspection, database_url=database_url,
-        schemas=tuple(schema or ()), config=config, glossary=glossary, no_glossary=no_glossary,
+        demo=demo,
+        sdl=sdl,
+        introspection=introspection,
+        database_url=database_url,
+        schemas=tuple(schema or ()),
+        config=config,
+        glossary=glossary,
+        no_glossary=no_glossary,
     )
 
 
 def _build(options: SourceOptions, progress: bool) -> tuple[SchemaIndex, str]:
     selection = resolve(options)
-    index = SchemaIndex(
-        selection.sources, glossary=selection.glossary, settings=selection.settings
-    )
+    index = SchemaIndex(selection.sources, glossary=selection.glossary, settings=selection.settings)
     with build_progress(progress) as update:
         report = index.build(update)
     if report.degraded:
@@ -98,11 +108,11 @@ def search(
     """
     if mode not in MODES:
         raise SchemaSeekError(f"--mode must be one of {', '.join(MODES)}")
-    options = _options(demo, sdl, introspection, database_url, schema, config, glossary,
-                       no_glossary)
+    options = _options(
+        demo, sdl, introspection, database_url, schema, config, glossary, no_glossary
+    )
     index, _label = _build(options, progress=not json_out)
-    mode_value: Mode = mode  # type: ignore[assignment]  # checked against MODES above
-    response = index.search(question, limit=limit, mode=mode_value, kinds=kind or ())
+    response = index.search(question, limit=limit, mode=mode, kinds=kind or ())
     if json_out:
         print_json(response.to_dict(explain=True))
     else:
@@ -125,11 +135,11 @@ def index(
 
     Example: schemaseek index --sdl schema.graphql --json
     """
-    options = _options(demo, sdl, introspection, database_url, schema, config, glossary,
-                       no_glossary)
+    options = _options(
+        demo, sdl, introspection, database_url, schema, config, glossary, no_glossary
+    )
     selection = resolve(options)
-    built = SchemaIndex(selection.sources, glossary=selection.glossary,
-                        settings=selection.settings)
+    built = SchemaIndex(selection.sources, glossary=selection.glossary, settings=selection.settings)
     with build_progress(not json_out) as update:
         report = built.build(update)
     if json_out:
@@ -157,8 +167,9 @@ def demo(
 
 def main() -> None:
     """Entry point: clear one-line errors (JSON with --json) and exit code 2 for bad input."""
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
     try:
         app(standalone_mode=False)
     except SchemaSeekError as exc:

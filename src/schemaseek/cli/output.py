@@ -69,8 +69,7 @@ def print_report(report: BuildReport) -> None:
     )
     if report.glossary_missing:
         stdout.print(
-            "[yellow]glossary targets not in the index:[/] "
-            + ", ".join(report.glossary_missing)
+            "[yellow]glossary targets not in the index:[/] " + ", ".join(report.glossary_missing)
         )
 
 
@@ -87,8 +86,13 @@ def print_response(response: SearchResponse, explain: bool) -> None:
     if explain:
         table.add_column("why")
     for position, hit in enumerate(response.hits, start=1):
-        row = [str(position), hit.id, hit.document.kind.value, hit.document.source,
-               f"{hit.score:.4f}"]
+        row = [
+            str(position),
+            hit.id,
+            hit.document.kind.value,
+            hit.document.source,
+            f"{hit.score:.4f}",
+        ]
         if explain:
             row.append(_why(hit.explanation.to_dict(), [r.id for r in hit.related]))
         table.add_row(*row)

@@ -136,8 +136,7 @@ class GlossaryMatcher:
                         best[term.entry_index] = (n, fuzzy, term.text)
                     break
         return [
-            GlossaryMatch(index, text, fuzzy)
-            for index, (_n, fuzzy, text) in sorted(best.items())
+            GlossaryMatch(index, text, fuzzy) for index, (_n, fuzzy, text) in sorted(best.items())
         ]
 
     def boosts(self, matches: Sequence[GlossaryMatch]) -> dict[str, float]:
@@ -181,7 +180,11 @@ class GlossaryMatcher:
         out = []
         for m in matches:
             i = m.entry_index
-            if doc_id in self._targets[i] or doc_id in self._related[i] or self._prefer[i] == doc_id:
+            if (
+                doc_id in self._targets[i]
+                or doc_id in self._related[i]
+                or self._prefer[i] == doc_id
+            ):
                 out.append(m.term)
         return tuple(dict.fromkeys(out))
 

@@ -11,7 +11,9 @@ Documents (``Document.source`` is the ``source`` argument):
 
 Edges (only between documents, no self-loops, no duplicates): root field or field → its named
 type (``returns``), type → named type of its fields (``hasField``, ``data["field"]``), type → its
-field documents (``member``), type → interface (``implements``), union → member (``unionMember``).
+field documents (``member``), type → interface (``implements``), union → member
+(``unionMember``). Root types get no ``member`` or ``hasField`` edges: they would be hubs
+joining every entry point; their fields link to what they return.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from graphql import (
     is_non_null_type,
     is_specified_scalar_type,
     parse,
+    print_ast,
     print_schema,
 )
 from graphql.validation.validate import validate_sdl
@@ -48,6 +51,11 @@ from graphql.validation.validate import validate_sdl
 from schemaseek.documents import DocKind, Document
 from schemaseek.errors import SourceError
 from schemaseek.sources.base import Edge, SourceSchema, stable_hash
+
+try:  # graphql-core >= 3.3 keeps defaults as literals; 3.2 only as coerced values
+    from graphql.utilities.get_default_value_ast import get_default_value_ast
+except ImportError:  # pragma: no cover - graphql-core 3.2
+    get_default_value_ast = None  # type: ignore[assignment]
 
 __all__ = ["MAX_MEMBERS", "from_schema", "load_introspection", "load_sdl"]
 
@@ -96,7 +104,7 @@ def load_introspection(path: str | Path, source: str = "graphql") -> SourceSchem
             'or {"__schema": ...})'
         )
     try:
-        schema = build_client_schema({"__schema": payload["__schema"]})  # type: ignore[typeddict-item]
+        schema = build_client_schema({"__schema": payload["__schema"]})
     except (GraphQLError, TypeError, KeyError, ValueError) as exc:
         raise SourceError(f"{file}: invalid introspection result: {exc}") from exc
     return from_schema(schema, source)
@@ -115,17 +123,15 @@ def from_schema(schema: GraphQLSchema, source: str = "graphql") -> SourceSchema:
             for field_name, field in named.fields.items():
                 field_id = f"{named.name}.{field_name}"
                 target = get_named_type(field.type).name
-                if operation is not None and isinstance(field, GraphQLField):
-                    documents.append(
-                        _root_field_document(
-                            schema, named.name, operation, field_name, field, source
-                        )
-                    )
-                else:
-                    documents.append(_field_document(named.name, field_name, field, source))
-                edges.add(named.name, field_id, "member")
+                documents.append(
+                    _field_document(schema, named.name, operation, field_name, field, source)
+                )
                 edges.add(field_id, target, "returns")
-                edges.add(named.name, target, "hasField", field_name)
+                if operation is None:
+                    # Root types would be hubs joining every entry point; their fields link
+                    # to what they return instead.
+                    edges.add(named.name, field_id, "member")
+                    edges.add(named.name, target, "hasField", field_name)
         if isinstance(named, GraphQLObjectType | GraphQLInterfaceType):
             for interface in named.interfaces:
                 edges.add(named.name, interface.name, "implements")
@@ -207,12 +213,20 @@ def _args(field: _FieldLike) -> list[dict[str, Any]]:
     return [_arg_data(name, arg) for name, arg in field.args.items()]
 
 
+def _default(value: GraphQLArgument | GraphQLInputField) -> str | None:
+    """The default value as GraphQL source text (``20``, ``["a"]``), or None."""
+    if get_default_value_ast is not None:
+        literal = get_default_value_ast(value)
+        return None if literal is None else print_ast(literal)
+    return None if value.default_value is Undefined else repr(value.default_value)
+
+
 def _arg_data(name: str, arg: GraphQLArgument) -> dict[str, Any]:
-    default = None if arg.default_value is Undefined else repr(arg.default_value)
+    default = _default(arg)
     return {
         "name": name,
         "type": str(arg.type),
-        "required": is_non_null_type(arg.type) and arg.default_value is Undefined,
+        "required": is_non_null_type(arg.type) and default is None,
         "default": default,
         "description": arg.description or "",
     }
@@ -249,37 +263,31 @@ def _type_document(named: GraphQLNamedType, source: str, operation: str | None) 
     )
 
 
-def _root_field_document(
+def _field_document(
     schema: GraphQLSchema,
     parent: str,
-    operation: str,
+    operation: str | None,
     name: str,
-    field: GraphQLField,
+    field: _FieldLike,
     source: str,
 ) -> Document:
+    """A root field (``operation`` set) or a field of a non-root type."""
     data = _field_data(parent, field)
-    data["operation"] = operation
     args = [f"{a['name']}: {a['type']}" for a in data["args"]]
-    returned = schema.get_type(data["named_type"])
-    members = args + (_member_names(returned) if returned is not None else [])
+    if operation is not None:
+        data["operation"] = operation
+        # The operation's own text only: what the returned type holds is reached through the
+        # graph (returns edges), so keyword search does not credit a root field with every
+        # word of the type behind it.
+        members = [data["return_type"], *args]
+    else:
+        data["input"] = isinstance(field, GraphQLInputField)
+        if isinstance(field, GraphQLInputField):
+            data["default"] = _default(field)
+        members = [data["return_type"], *args]
     return Document(
         id=f"{parent}.{name}",
-        kind=DocKind.GRAPHQL_ROOT_FIELD,
-        source=source,
-        name=name,
-        description=_describe(field.description, field.deprecation_reason),
-        members=tuple(members[:MAX_MEMBERS]),
-        data=data,
-    )
-
-
-def _field_document(parent: str, name: str, field: _FieldLike, source: str) -> Document:
-    data = _field_data(parent, field)
-    data["input"] = isinstance(field, GraphQLInputField)
-    members = [data["return_type"]] + [f"{a['name']}: {a['type']}" for a in data["args"]]
-    return Document(
-        id=f"{parent}.{name}",
-        kind=DocKind.GRAPHQL_FIELD,
+        kind=DocKind.GRAPHQL_FIELD if operation is None else DocKind.GRAPHQL_ROOT_FIELD,
         source=source,
         name=name,
         description=_describe(field.description, field.deprecation_reason),
@@ -313,8 +321,9 @@ def _field_signature(type_name: str, name: str, field: _FieldLike) -> str:
     args = sorted(
         f"{a['name']}: {a['type']} = {a['default']} # {a['description']}" for a in _args(field)
     )
+    default = _default(field) if isinstance(field, GraphQLInputField) else None
     return (
-        f"field {type_name}.{name}({', '.join(args)}): {field.type}"
+        f"field {type_name}.{name}({', '.join(args)}): {field.type} = {default}"
         f" | {field.description or ''} | {field.deprecation_reason}"
     )
 

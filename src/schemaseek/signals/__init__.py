@@ -1,0 +1,1 @@
+"""Ranking signals: keyword (BM25), vector (HNSW), and the signals built on them."""

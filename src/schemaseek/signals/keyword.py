@@ -1,0 +1,323 @@
+"""BM25 keyword signal on an in-memory tantivy index.
+
+Every document is indexed in four text fields — ``name`` (the document's name plus the last
+segments of its id), ``description``, ``members`` and ``context`` — from text that
+:func:`schemaseek.text.tokenize` has already analysed. Tantivy only splits that text on ASCII
+whitespace (its built-in ``whitespace`` tokenizer, which never occurs inside our tokens), so
+index-time and query-time analysis are both exactly ours. Queries are built directly as a
+``BooleanQuery`` of ``should`` ``TermQuery`` clauses, one per (field, token), each wrapped in a
+``BoostQuery`` carrying the field weight; the query-string parser is never used.
+
+Scoring is tantivy's BM25, which is hard-wired to k1 = 1.2, b = 0.75 and scores a term as
+``idf · (k1 + 1) · tf / (tf + k1 · (1 − b + b · dl / avgdl))`` with
+``idf = ln(1 + (N − n + 0.5) / (n + 0.5))``; field lengths are stored as one byte, exact up to
+40 tokens. Tantivy's ``N``, ``n`` and average lengths still count deleted documents until a
+segment merge purges them, and tantivy-py cannot force one; so once deletions (removals and
+replacements) since the last rebuild exceed 5 % of the live documents, the index is rebuilt
+from the analysed text kept per document (no re-tokenising), and scores stay those of a fresh
+index to within that margin.
+
+Prefix fallback: when the exact query finds fewer than ``prefix_min_results`` documents, each
+query token of three or more characters is expanded to the indexed terms that start with it
+(a sorted vocabulary searched with :mod:`bisect`; the shortest ``max_prefix_expansions`` win),
+and the whole query runs again with the expansions added at ``prefix_boost`` times the field
+weight. Exact matches keep their full weight, so they normally stay on top, but one ranked list
+with comparable scores comes back rather than two lists glued together.
+
+Hits are mapped back to ids through an integer fast field (no stored-document fetch), which
+keeps a top-40 search over 10K documents well under a millisecond. Deletion is by that integer
+key too: it works for ids of any length (tantivy drops terms over 65,530 bytes), and
+tantivy-py 0.27 silently fails to delete by an unsigned-integer term, so the key is signed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import tantivy
+
+from schemaseek.documents import Document
+from schemaseek.errors import ConfigError
+from schemaseek.text import normalize_identifier, tokenize
+
+FIELDS: tuple[str, ...] = ("name", "description", "members", "context")
+DEFAULT_FIELD_WEIGHTS: Mapping[str, float] = {
+    "name": 3.0,
+    "description": 1.5,
+    "members": 1.0,
+    "context": 1.0,
+}
+MIN_PREFIX_LENGTH = 3
+ID_SEGMENTS = 2
+# Longer tokens are dropped on both sides; no schema word is this long, and tantivy itself
+# silently drops terms over 65,530 bytes.
+MAX_TOKEN_BYTES = 255
+_PREFIX_SCAN_LIMIT = 2_000
+# Rebuild when deleted documents exceed this fraction of the live ones (see module doc).
+STALE_REBUILD_FRACTION = 0.05
+_ID_SPLIT = re.compile(r"[.:/#]+")
+_WRITER_HEAP_BYTES = 32_000_000
+
+
+def keep_tokens(tokens: Iterable[str]) -> list[str]:
+    """Tokens as indexed: empty and over-long tokens removed (applied to docs and queries)."""
+    return [t for t in tokens if t and len(t.encode("utf-8")) <= MAX_TOKEN_BYTES]
+
+
+def field_tokens(doc: Document) -> dict[str, list[str]]:
+    """The analysed tokens of each keyword field of ``doc``.
+
+    ``name`` gets the document's name followed by the last :data:`ID_SEGMENTS` segments of its
+    id (split on ``.``, ``:``, ``/``, ``#``) that differ from the name, so a column also
+    matches its table's name and a GraphQL field its parent type.
+    """
+    own = normalize_identifier(doc.name)
+    segments = [s for s in _ID_SPLIT.split(doc.id) if s][-ID_SEGMENTS:]
+    extra = [s for s in segments if normalize_identifier(s) != own]
+    return {
+        "name": keep_tokens(tokenize(" ".join([doc.name, *extra]))),
+        "description": keep_tokens(tokenize(doc.description)),
+        "members": keep_tokens(tokenize(" ".join(doc.members))),
+        "context": keep_tokens(tokenize(doc.context)),
+    }
+
+
+class KeywordIndex:
+    """Incremental BM25 index over schema documents with per-field boosts.
+
+    Args:
+        field_weights: boosts per field; given keys override :data:`DEFAULT_FIELD_WEIGHTS`.
+            A weight of 0 leaves that field out of queries. Unknown fields or negative
+            weights raise :class:`~schemaseek.errors.ConfigError`.
+        prefix_min_results: run the prefix fallback when exact matching finds fewer hits.
+        prefix_boost: factor applied to prefix expansions (on top of the field weight).
+        max_prefix_expansions: most indexed terms one query token may expand to.
+
+    Writes (``add``, ``remove``) are serialised by a lock; each call is one tantivy commit
+    followed by a reader reload, so searches always see the latest call in full.
+    """
+
+    def __init__(
+        self,
+        field_weights: Mapping[str, float] | None = None,
+        prefix_min_results: int = 5,
+        *,
+        prefix_boost: float = 0.5,
+        max_prefix_expansions: int = 20,
+    ) -> None:
+        weights = dict(DEFAULT_FIELD_WEIGHTS)
+        for name, weight in (field_weights or {}).items():
+            if name not in DEFAULT_FIELD_WEIGHTS:
+                raise ConfigError(f"unknown keyword field {name!r}; expected one of {FIELDS}")
+            if weight < 0:
+                raise ConfigError(f"keyword field weight for {name!r} must be >= 0: {weight}")
+            weights[name] = float(weight)
+        self.field_weights: dict[str, float] = weights
+        self.prefix_min_results = prefix_min_results
+        self.prefix_boost = prefix_boost
+        self.max_prefix_expansions = max_prefix_expansions
+
+        builder = tantivy.SchemaBuilder()
+        builder.add_text_field("id", stored=True, tokenizer_name="raw")
+        builder.add_integer_field("key", indexed=True, fast=True)
+        for name in FIELDS:
+            builder.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
+        self._schema = builder.build()
+        self._lock = threading.Lock()
+        self._next_key = 0
+        # id -> (integer key, the four fields' analysed text joined by spaces)
+        self._entries: dict[str, tuple[int, tuple[str, ...]]] = {}
+        self._id_of: dict[int, str] = {}
+        self._stale = 0  # deleted documents possibly still counted in tantivy's statistics
+        self._term_refs: dict[str, int] = {}  # documents containing the term, any field
+        self._vocabulary: list[str] = []  # sorted keys of _term_refs
+        self._index = tantivy.Index(self._schema)
+        self._writer = self._index.writer(heap_size=_WRITER_HEAP_BYTES, num_threads=1)
+        self._searcher = self._index.searcher()
+
+    # -- collection -----------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._entries))
+
+    def add(self, docs: Sequence[Document]) -> None:
+        """Index ``docs``, replacing documents with the same id (the last duplicate wins)."""
+        latest = {doc.id: doc for doc in docs}
+        if not latest:
+            return
+        with self._lock:
+            touched: set[str] = set()
+            for doc in latest.values():
+                self._delete_locked(doc.id, touched)
+                fields = field_tokens(doc)
+                texts = tuple(" ".join(fields[name]) for name in FIELDS)
+                key = self._next_key
+                self._next_key += 1
+                self._writer.add_document(self._tantivy_document(doc.id, key, texts))
+                self._entries[doc.id] = (key, texts)
+                self._id_of[key] = doc.id
+                for term in {t for tokens in fields.values() for t in tokens}:
+                    count = self._term_refs.get(term, 0)
+                    self._term_refs[term] = count + 1
+                    if count == 0:
+                        touched.add(term)
+            self._commit_locked(touched)
+
+    def remove(self, ids: Iterable[str]) -> None:
+        """Remove documents by id; unknown ids are ignored."""
+        with self._lock:
+            touched: set[str] = set()
+            changed = False
+            for doc_id in ids:
+                changed |= self._delete_locked(doc_id, touched)
+            if changed:
+                self._commit_locked(touched)
+
+    def _tantivy_document(self, doc_id: str, key: int, texts: tuple[str, ...]) -> Any:
+        entry = tantivy.Document()
+        entry.add_text("id", doc_id)
+        entry.add_integer("key", key)
+        for name, text in zip(FIELDS, texts, strict=True):
+            if text:
+                entry.add_text(name, text)
+        return entry
+
+    def _delete_locked(self, doc_id: str, touched: set[str]) -> bool:
+        found = self._entries.pop(doc_id, None)
+        if found is None:
+            return False
+        key, texts = found
+        del self._id_of[key]
+        self._writer.delete_documents_by_term("key", key)
+        self._stale += 1
+        for term in set(" ".join(texts).split()):
+            count = self._term_refs[term] - 1
+            if count:
+                self._term_refs[term] = count
+            else:
+                del self._term_refs[term]
+                touched.add(term)
+        return True
+
+    def _commit_locked(self, touched: set[str]) -> None:
+        """Commit (or rebuild, when deletions would skew the statistics) and reload the
+        searcher, then sync the vocabulary for terms whose document count hit or left 0."""
+        if self._stale > STALE_REBUILD_FRACTION * len(self._entries):
+            self._rebuild_locked()
+        else:
+            self._writer.commit()
+            self._index.reload()
+            self._searcher = self._index.searcher()
+        vocabulary = self._vocabulary
+        if len(touched) > max(64, len(vocabulary) // 8):
+            self._vocabulary = sorted(self._term_refs)
+            return
+        for term in touched:
+            at = bisect.bisect_left(vocabulary, term)
+            listed = at < len(vocabulary) and vocabulary[at] == term
+            if term in self._term_refs and not listed:
+                vocabulary.insert(at, term)
+            elif term not in self._term_refs and listed:
+                del vocabulary[at]
+
+    def _rebuild_locked(self) -> None:
+        """Re-index the live documents into a fresh tantivy index (tantivy-py cannot force
+        the merge that would purge deleted documents from N, document frequencies and
+        average lengths). No re-tokenisation: the analysed text is kept per document."""
+        index = tantivy.Index(self._schema)
+        writer = index.writer(heap_size=_WRITER_HEAP_BYTES, num_threads=1)
+        for doc_id, (key, texts) in self._entries.items():
+            writer.add_document(self._tantivy_document(doc_id, key, texts))
+        writer.commit()
+        index.reload()
+        self._index, self._writer = index, writer
+        self._searcher = index.searcher()
+        self._stale = 0
+
+    # -- search ---------------------------------------------------------------------------
+
+    def search(self, tokens: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """Ids and BM25 scores of the best ``limit`` documents for analysed query ``tokens``.
+
+        ``tokens`` must come from :func:`schemaseek.text.tokenize` (as the documents did).
+        Repeated tokens count once. Falls back to prefix expansion when exact matches are
+        fewer than ``min(prefix_min_results, limit)``.
+        """
+        terms = list(dict.fromkeys(keep_tokens(tokens)))
+        if not terms or limit <= 0 or not self._entries:
+            return []
+        searcher = self._searcher
+        hits = self._run(searcher, terms, [], limit)
+        if len(hits) >= min(self.prefix_min_results, limit):
+            return hits
+        expansions = self.expand_prefixes(terms)
+        if not expansions:
+            return hits
+        return self._run(searcher, terms, expansions, limit)
+
+    def expand_prefixes(self, terms: Sequence[str]) -> list[str]:
+        """Indexed terms that extend a query term of >= 3 characters (not the terms themselves).
+
+        Per query term, the ``max_prefix_expansions`` shortest extensions (ties alphabetical)
+        among the first few thousand in the vocabulary.
+        """
+        own = set(terms)
+        out: dict[str, None] = {}
+        with self._lock:
+            vocabulary = self._vocabulary
+            for term in terms:
+                if len(term) < MIN_PREFIX_LENGTH:
+                    continue
+                at = bisect.bisect_left(vocabulary, term)
+                found: list[str] = []
+                while at < len(vocabulary) and len(found) < _PREFIX_SCAN_LIMIT:
+                    candidate = vocabulary[at]
+                    if not candidate.startswith(term):
+                        break
+                    if candidate not in own:
+                        found.append(candidate)
+                    at += 1
+                found.sort(key=lambda t: (len(t), t))
+                out.update(dict.fromkeys(found[: self.max_prefix_expansions]))
+        return list(out)
+
+    def _run(
+        self,
+        searcher: tantivy.Searcher,
+        terms: Sequence[str],
+        expansions: Sequence[str],
+        limit: int,
+    ) -> list[tuple[str, float]]:
+        clauses = []
+        for name, weight in self.field_weights.items():
+            if weight <= 0:
+                continue
+            for boost, group in ((weight, terms), (weight * self.prefix_boost, expansions)):
+                for term in group:
+                    query = tantivy.Query.term_query(self._schema, name, term, index_option="freq")
+                    if boost != 1.0:
+                        query = tantivy.Query.boost_query(query, boost)
+                    clauses.append((tantivy.Occur.Should, query))
+        if not clauses:
+            return []
+        result = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
+        if not result.hits:
+            return []
+        keys = searcher.fast_field_values("key", [address for _, address in result.hits])
+        id_of = self._id_of
+        out: list[tuple[str, float]] = []
+        for (score, _), key in zip(result.hits, keys, strict=True):
+            doc_id = id_of.get(key) if isinstance(key, int) else None
+            if doc_id is not None:  # a concurrent write may have replaced it since
+                out.append((doc_id, float(score)))
+        return out

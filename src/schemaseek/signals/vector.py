@@ -1,0 +1,314 @@
+"""Vector signal: exact float32 store plus an HNSW graph over 8-bit quantized vectors.
+
+Every vector lives, unit-normalised, in a float32 *store* (one row per slot, grown by doubling
+so repeated adds copy amortised O(1) per row). Cosine similarity is the inner product.
+
+* Below ``exact_threshold`` live vectors, search is exact: one scan of the store and
+  ``argpartition``.
+* At or above it, a faiss ``IndexHNSWSQ`` (8-bit scalar quantizer, inner product) proposes
+  ``max(limit, rescore_candidates)`` candidates, which are re-scored against the exact store;
+  the scores returned are always exact float32 cosines. faiss's ``QT_8bit`` quantizer trains
+  one min/range pair per *dimension* on the stored vectors (the spec's per-vector min/scale is
+  the same idea with a different axis); re-scoring removes its error from the final ranking.
+
+The graph is built lazily, on the first search at or above the threshold or on
+:meth:`VectorIndex.build`, trained on the stored vectors. Later adds go into it incrementally.
+Removing or replacing a vector leaves a tombstone (the graph cannot delete); tombstones are
+excluded inside the graph search by an ``IDSelectorBitmap``. When they exceed 25 % of the
+slots, the store is compacted and the graph dropped, to be rebuilt lazily.
+
+Threads: the exact scan uses faiss's single-threaded SIMD kernel
+(``fvec_inner_products_ny``) rather than ``numpy.matmul``, whose OpenBLAS pool multithreads a
+10K × 384 product and stalls when another process holds a core. Graph searches run with the
+calling thread's OpenMP team set to one thread (``omp_set_num_threads(1)``, restored after;
+OpenMP keeps that setting per thread). Graph builds use faiss's default, all cores.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import faiss as _faiss_module
+import numpy as np
+import numpy.typing as npt
+
+from schemaseek.errors import EmbeddingError
+
+# The stubs bundled with faiss-cpu 1.15 are partial and disagree with its SWIG API
+# (no SearchParametersHNSW, an int quantizer type rejected), so faiss is used untyped.
+faiss: Any = _faiss_module
+Vectors = npt.NDArray[np.float32]
+TOMBSTONE_REBUILD_FRACTION = 0.25
+_MIN_CAPACITY = 1024
+
+
+@contextmanager
+def _omp_threads(count: int) -> Iterator[None]:
+    """Run the block with this thread's OpenMP team size set to ``count``."""
+    previous = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(count)
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(previous)
+
+
+def _inner_products(matrix: Vectors, query: Vectors) -> Vectors:
+    """``matrix @ query`` on one thread (faiss SIMD kernel); both must be C-contiguous."""
+    out = np.empty(matrix.shape[0], dtype=np.float32)
+    if matrix.shape[0]:
+        faiss.fvec_inner_products_ny(
+            faiss.swig_ptr(out),
+            faiss.swig_ptr(query),
+            faiss.swig_ptr(matrix),
+            matrix.shape[1],
+            matrix.shape[0],
+        )
+    return out
+
+
+def _normalise(rows: Vectors) -> Vectors:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    np.maximum(norms, np.float32(1e-12), out=norms)
+    return np.ascontiguousarray(rows / norms, dtype=np.float32)
+
+
+class VectorIndex:
+    """Cosine nearest-neighbour index over string ids.
+
+    Args:
+        dimensions: vector length; every added vector and query must have it.
+        exact_threshold: live vectors below which search is an exact scan.
+        m: HNSW links per node.
+        ef_construction: HNSW candidate list size while inserting.
+        ef_search: HNSW candidate list size while searching (raised to the number of
+            candidates fetched when that is larger).
+        rescore_candidates: graph candidates fetched and re-scored exactly per search
+            (at least ``limit``).
+
+    All methods are serialised by one lock (a faiss graph must not be searched while it is
+    being extended).
+    """
+
+    def __init__(
+        self,
+        dimensions: int,
+        *,
+        exact_threshold: int = 10_000,
+        m: int = 16,
+        ef_construction: int = 200,
+        ef_search: int = 50,
+        rescore_candidates: int = 64,
+    ) -> None:
+        if dimensions <= 0:
+            raise EmbeddingError(f"vector dimensions must be positive, got {dimensions}")
+        self.dimensions = dimensions
+        self.exact_threshold = exact_threshold
+        self.m = m
+        self.ef_construction = ef_construction
+        self.ef_search = ef_search
+        self.rescore_candidates = rescore_candidates
+        self._lock = threading.RLock()
+        self._store: Vectors = np.zeros((0, dimensions), dtype=np.float32)
+        self._alive = np.zeros(0, dtype=bool)
+        self._size = 0  # slots in use, live or dead
+        self._slot_ids: list[str] = []
+        self._slot_of: dict[str, int] = {}
+        self._graph: Any = None  # faiss.IndexHNSWSQ once built
+        self._bitmap: npt.NDArray[np.uint8] | None = None  # packed _alive, when tombstones
+
+    # -- collection -----------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._slot_of)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._slot_of
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._slot_of))
+
+    @property
+    def graph_built(self) -> bool:
+        """Whether the HNSW graph currently exists."""
+        return self._graph is not None
+
+    @property
+    def tombstones(self) -> int:
+        """Dead slots (removed or replaced vectors) not yet compacted away."""
+        return self._size - len(self._slot_of)
+
+    def vector(self, doc_id: str) -> Vectors | None:
+        """A copy of the stored (normalised) vector of ``doc_id``, or None."""
+        with self._lock:
+            slot = self._slot_of.get(doc_id)
+            return None if slot is None else self._store[slot].copy()
+
+    def add(self, ids: Sequence[str], vectors: npt.ArrayLike) -> None:
+        """Add or replace vectors; ``vectors`` has shape ``(len(ids), dimensions)``.
+
+        Vectors are normalised to unit length (all-zero rows stay zero). Within one call
+        the last duplicate id wins.
+        """
+        rows = self._check_rows(ids, vectors)
+        if not len(ids):
+            return
+        with self._lock:
+            start = self._size
+            self._reserve(start + len(ids))
+            self._store[start : start + len(ids)] = rows
+            self._alive[start : start + len(ids)] = True
+            self._size += len(ids)
+            for offset, doc_id in enumerate(ids):
+                old = self._slot_of.get(doc_id)
+                if old is not None:
+                    self._alive[old] = False
+                self._slot_of[doc_id] = start + offset
+                self._slot_ids.append(doc_id)
+            if self._graph is not None:
+                self._graph.add(rows)
+            self._after_change()
+
+    def remove(self, ids: Iterable[str]) -> None:
+        """Remove vectors by id; unknown ids are ignored."""
+        with self._lock:
+            for doc_id in ids:
+                slot = self._slot_of.pop(doc_id, None)
+                if slot is not None:
+                    self._alive[slot] = False
+            self._after_change()
+
+    def build(self) -> None:
+        """Build the HNSW graph now (normally done by the first large search)."""
+        with self._lock:
+            self._build_locked()
+
+    # -- search ---------------------------------------------------------------------------
+
+    def search(self, query: npt.ArrayLike, limit: int) -> list[tuple[str, float]]:
+        """The ``limit`` nearest ids with exact cosine similarities, best first."""
+        q = self._check_query(query)
+        with self._lock:
+            live = len(self._slot_of)
+            if live == 0 or limit <= 0:
+                return []
+            if live < self.exact_threshold:
+                return self._exact_locked(q, limit)
+            if self._graph is None:
+                self._build_locked()
+            return self._graph_locked(q, limit)
+
+    def scores_all(self, query: npt.ArrayLike) -> Vectors:
+        """Exact cosine of ``query`` with every live vector (slot order, i.e. insertion)."""
+        q = self._check_query(query)
+        with self._lock:
+            scores = _inner_products(self._store[: self._size], q)
+            if self.tombstones:
+                scores = scores[self._alive[: self._size]]
+            return scores
+
+    def _exact_locked(self, q: Vectors, limit: int) -> list[tuple[str, float]]:
+        scores = _inner_products(self._store[: self._size], q)
+        if self.tombstones:
+            scores[~self._alive[: self._size]] = -np.inf
+        k = min(limit, len(self._slot_of))
+        top = np.argpartition(-scores, k - 1)[:k] if k < scores.shape[0] else np.arange(k)
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(self._slot_ids[s], float(scores[s])) for s in top.tolist()]
+
+    def _graph_locked(self, q: Vectors, limit: int) -> list[tuple[str, float]]:
+        assert self._graph is not None
+        fetch = max(limit, self.rescore_candidates)
+        params = faiss.SearchParametersHNSW()
+        params.efSearch = max(self.ef_search, fetch)
+        selector = None
+        if self.tombstones:
+            if self._bitmap is None:
+                self._bitmap = np.packbits(self._alive[: self._size], bitorder="little")
+            selector = faiss.IDSelectorBitmap(self._size, faiss.swig_ptr(self._bitmap))
+            params.sel = selector
+        with _omp_threads(1):
+            _, labels = self._graph.search(q[None, :], fetch, params=params)
+        slots = labels[0][labels[0] >= 0]
+        slots = slots[self._alive[slots]]  # defensive: the selector already excludes them
+        if slots.shape[0] == 0:
+            return self._exact_locked(q, limit)
+        scores = _inner_products(np.ascontiguousarray(self._store[slots]), q)
+        order = np.argsort(-scores, kind="stable")[:limit]
+        return [(self._slot_ids[int(slots[i])], float(scores[i])) for i in order.tolist()]
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _check_rows(self, ids: Sequence[str], vectors: npt.ArrayLike) -> Vectors:
+        rows = np.asarray(vectors, dtype=np.float32)
+        if rows.ndim != 2 or rows.shape != (len(ids), self.dimensions):
+            raise EmbeddingError(
+                f"expected vectors of shape ({len(ids)}, {self.dimensions}) for {len(ids)} "
+                f"ids, got shape {rows.shape}"
+            )
+        if not np.isfinite(rows).all():
+            raise EmbeddingError("vectors contain NaN or infinite values")
+        return _normalise(rows)
+
+    def _check_query(self, query: npt.ArrayLike) -> Vectors:
+        q = np.asarray(query, dtype=np.float32)
+        if q.ndim == 2 and q.shape[0] == 1:
+            q = q[0]
+        if q.shape != (self.dimensions,):
+            raise EmbeddingError(
+                f"expected a query vector of shape ({self.dimensions},), got {q.shape}"
+            )
+        if not np.isfinite(q).all():
+            raise EmbeddingError("query vector contains NaN or infinite values")
+        normalised: Vectors = _normalise(q[None, :])[0]
+        return normalised
+
+    def _reserve(self, needed: int) -> None:
+        capacity = self._store.shape[0]
+        if needed <= capacity:
+            return
+        capacity = max(needed, 2 * capacity, _MIN_CAPACITY)
+        store = np.zeros((capacity, self.dimensions), dtype=np.float32)
+        store[: self._size] = self._store[: self._size]
+        alive = np.zeros(capacity, dtype=bool)
+        alive[: self._size] = self._alive[: self._size]
+        self._store, self._alive = store, alive
+
+    def _after_change(self) -> None:
+        self._bitmap = None
+        if self._size and self.tombstones > TOMBSTONE_REBUILD_FRACTION * self._size:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Drop dead slots, renumber the live ones in order, and drop the graph."""
+        keep = np.flatnonzero(self._alive[: self._size])
+        live = self._store[keep]
+        self._slot_ids = [self._slot_ids[s] for s in keep.tolist()]
+        self._slot_of = {doc_id: slot for slot, doc_id in enumerate(self._slot_ids)}
+        self._size = 0
+        self._store = np.zeros((0, self.dimensions), dtype=np.float32)
+        self._alive = np.zeros(0, dtype=bool)
+        self._reserve(len(keep))
+        self._store[: len(keep)] = live
+        self._alive[: len(keep)] = True
+        self._size = len(keep)
+        self._graph = None
+
+    def _build_locked(self) -> None:
+        if self.tombstones:
+            self._compact()
+        if self._size == 0:  # nothing to train the quantizer on; built on a later search
+            self._graph = None
+            return
+        graph = faiss.IndexHNSWSQ(
+            self.dimensions, faiss.ScalarQuantizer.QT_8bit, self.m, faiss.METRIC_INNER_PRODUCT
+        )
+        graph.hnsw.efConstruction = self.ef_construction
+        graph.hnsw.efSearch = self.ef_search
+        data = self._store[: self._size]
+        graph.train(data)
+        graph.add(data)
+        self._graph = graph

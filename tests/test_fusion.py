@@ -1,0 +1,57 @@
+"""Fusion: hand-computed RRF and weighted-sum values, keyset paging."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemaseek.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
+
+
+def test_rrf_matches_hand_computed_values() -> None:
+    keyword = NamedSignal("keyword", [("a", 9.0), ("b", 5.0), ("c", 1.0)])
+    vector = NamedSignal("vector", [("b", 0.9), ("d", 0.8)])
+    fused = reciprocal_rank_fusion([keyword, vector], k=25)
+    assert fused["a"] == pytest.approx(1 / 26)
+    assert fused["b"] == pytest.approx(1 / 27 + 1 / 26)
+    assert fused["c"] == pytest.approx(1 / 28)
+    assert fused["d"] == pytest.approx(1 / 27)
+    assert [d for d, _ in top_k(fused, 4)] == ["b", "a", "d", "c"]
+
+
+def test_rrf_weights_and_zero_weight() -> None:
+    keyword = NamedSignal("keyword", [("a", 1.0)], weight=2.0)
+    glossary = NamedSignal("glossary", [("b", 1.0)], weight=0.0)
+    fused = reciprocal_rank_fusion([keyword, glossary], k=10)
+    assert fused == {"a": pytest.approx(2 / 11)}
+
+
+def test_rrf_counts_duplicates_once_at_best_rank() -> None:
+    fused = reciprocal_rank_fusion([NamedSignal("s", [("a", 2.0), ("a", 1.0)])], k=1)
+    assert fused["a"] == pytest.approx(1 / 2)
+
+
+def test_rrf_rejects_non_positive_k() -> None:
+    with pytest.raises(ValueError):
+        reciprocal_rank_fusion([], k=0)
+
+
+def test_weighted_sum_normalises_each_signal() -> None:
+    keyword = NamedSignal("keyword", [("a", 10.0), ("b", 6.0), ("c", 2.0)], weight=0.4)
+    vector = NamedSignal("vector", [("c", 0.9), ("a", 0.5)], weight=0.6)
+    fused = weighted_sum([keyword, vector])
+    assert fused["a"] == pytest.approx(0.4 * 1.0 + 0.6 * 0.0)
+    assert fused["b"] == pytest.approx(0.4 * 0.5)
+    assert fused["c"] == pytest.approx(0.4 * 0.0 + 0.6 * 1.0)
+
+
+def test_weighted_sum_constant_signal_maps_to_one() -> None:
+    assert weighted_sum([NamedSignal("g", [("x", 3.0), ("y", 3.0)])]) == {"x": 1.0, "y": 1.0}
+
+
+def test_top_k_orders_ties_by_id_and_pages_with_keyset_cursor() -> None:
+    scores = {"b": 1.0, "a": 1.0, "c": 2.0, "d": 0.5}
+    first = top_k(scores, 2)
+    assert first == [("c", 2.0), ("a", 1.0)]
+    last_id, last_score = first[-1]
+    assert top_k(scores, 2, after=(last_score, last_id)) == [("b", 1.0), ("d", 0.5)]
+    assert top_k(scores, 0) == []

@@ -1,0 +1,104 @@
+"""SchemaIndex behaviour: degraded mode and recovery, input validation, filters, settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemaseek.config import SearchSettings
+from schemaseek.documents import DocKind
+from schemaseek.errors import ConfigError
+from schemaseek.index import SchemaIndex
+from schemaseek.pipeline import InvalidQueryError
+from schemaseek.sources.demo import demo_glossary, demo_graphql, demo_sources
+from tests.conftest import FlakyProvider
+
+
+def test_model_failure_at_build_degrades_then_next_build_heals(
+    flaky_provider: FlakyProvider,
+) -> None:
+    flaky_provider.fail_embed = True
+    index = SchemaIndex(demo_sources(), glossary=demo_glossary(), provider=flaky_provider)
+    report = index.build()
+    assert report.degraded and report.embedded == 0
+    response = index.search("royalty payments for Sony")
+    assert response.degraded
+    assert response.hits, "keyword + glossary still answer"
+    assert "vector" not in response.hits[0].explanation.signals
+    flaky_provider.fail_embed = False
+    assert not index.build().degraded
+    assert not index.search("royalty payments for Sony").degraded
+
+
+def test_query_embedding_failure_degrades_that_search_only(flaky_provider: FlakyProvider) -> None:
+    index = SchemaIndex([demo_graphql()], provider=flaky_provider)
+    index.build()
+    flaky_provider.fail_query = True
+    failed = index.search("artists under contract")
+    assert failed.degraded and failed.hits
+    flaky_provider.fail_query = False
+    healed = index.search("artists under contract")
+    assert not healed.degraded
+    assert any("vector" in h.explanation.signals for h in healed.hits)
+
+
+def test_vector_mode_without_vectors_falls_back_to_keywords() -> None:
+    index = SchemaIndex([demo_graphql()], provider=None)
+    index.build()
+    response = index.search("how releases reach partners", mode="vector")
+    assert response.degraded and response.hits
+
+
+@pytest.mark.parametrize(
+    ("query", "kwargs"),
+    [
+        ("", {}),
+        ("   ", {}),
+        ("x" * 5000, {}),
+        ("ok", {"limit": 0}),
+        ("ok", {"limit": 10_000}),
+        ("ok", {"mode": "fuzzy"}),
+    ],
+)
+def test_invalid_input_is_rejected_clearly(query: str, kwargs: dict[str, object]) -> None:
+    index = SchemaIndex([demo_graphql()], provider=None)
+    index.build()
+    with pytest.raises(InvalidQueryError):
+        index.search(query, **kwargs)  # type: ignore[arg-type]
+
+
+def test_search_before_build_and_duplicate_ids_are_errors() -> None:
+    with pytest.raises(ConfigError, match="not built"):
+        SchemaIndex([demo_graphql()], provider=None).search("x")
+    with pytest.raises(ConfigError, match="appears in sources"):
+        SchemaIndex([demo_graphql(), demo_graphql()], provider=None).build()
+
+
+def test_include_exclude_and_kind_filters() -> None:
+    index = SchemaIndex(demo_sources(), provider=None)
+    index.build()
+    only_types = index.search("delivery", kinds=[DocKind.GRAPHQL_TYPE], limit=20)
+    assert only_types.hits and all(h.document.kind is DocKind.GRAPHQL_TYPE for h in only_types.hits)
+    included = index.search("delivery", include=["Distribution*"], limit=20)
+    assert included.hits and all(h.id.startswith("Distribution") for h in included.hits)
+    excluded = index.search("delivery", exclude=["Distribution*"], limit=20)
+    assert not any(h.id.startswith("Distribution") for h in excluded.hits)
+    for hit in included.hits:
+        assert all(r.id.startswith("Distribution") for r in hit.related)
+    sql_only = index.search("delivery", sources=["music_db"], limit=20)
+    assert sql_only.hits and all(h.document.source == "music_db" for h in sql_only.hits)
+
+
+def test_weighted_sum_fusion_is_selectable() -> None:
+    settings = SearchSettings(fusion="weighted_sum")
+    index = SchemaIndex([demo_graphql()], provider=None, settings=settings)
+    index.build()
+    scores = [h.score for h in index.search("distribution delivery").hits]
+    assert scores == sorted(scores, reverse=True) and scores[0] <= 10
+
+
+def test_settings_come_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCHEMASEEK_RRF_K", "40")
+    assert SearchSettings().rrf_k == 40
+    monkeypatch.setenv("SCHEMASEEK_RRF_K", "0")
+    with pytest.raises(ValueError):
+        SearchSettings()
