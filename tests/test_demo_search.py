@@ -89,7 +89,15 @@ def test_explanations_name_signals_and_glossary(demo_index: SchemaIndex) -> None
     top = response.hits[0].explanation
     assert "glossary" in top.signals and top.glossary_terms
     as_json = response.to_dict()
-    assert set(as_json) == {"query", "mode", "degraded", "took_ms", "results", "examples"}
+    assert set(as_json) == {
+        "query",
+        "query_id",
+        "mode",
+        "degraded",
+        "took_ms",
+        "results",
+        "examples",
+    }
     assert set(as_json["results"][0]) == {"id", "kind", "source", "score", "explanation", "related"}
 
 

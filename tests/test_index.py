@@ -102,3 +102,22 @@ def test_settings_come_from_environment(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("SCHEMASEEK_RRF_K", "0")
     with pytest.raises(ValueError):
         SearchSettings()
+
+
+def test_part_documents_count_for_their_card() -> None:
+    from schemaseek.documents import Document
+    from schemaseek.sources.base import SourceSchema
+
+    table = Document("SALES.ORDERS", DocKind.SQL_TABLE, "wh", "ORDERS", "Customer orders.")
+    facet = Document(
+        "SALES.ORDERS#measures", DocKind.SQL_TABLE, "wh", "ORDERS",
+        "measures", ("gross_margin_amount NUMBER",), target="SALES.ORDERS",
+    )  # fmt: skip
+    other = Document("SALES.MARGINS", DocKind.SQL_TABLE, "wh", "MARGINS", "Margin targets.")
+    index = SchemaIndex([SourceSchema("wh", "sql", [table, facet, other], [], "h")], provider=None)
+    index.build()
+    response = index.search("gross amount", limit=5)
+    assert response.ids()[0] == "SALES.ORDERS"
+    assert "SALES.ORDERS#measures" not in response.ids()
+    assert "keyword" in response.hits[0].explanation.signals
+    assert index.search("SALES.ORDERS#measures").hits[0].id != "SALES.ORDERS#measures"

@@ -26,8 +26,10 @@ class Document:
     ``name`` is the item's own identifier (``abacusContract``, ``royalty_payment``),
     ``description`` its human text, ``members`` the names of its fields or columns with
     their types and descriptions, and ``context`` extra domain text (glossary context
-    injected at index time). ``data`` keeps source-specific metadata for display (argument
-    lists, return types, column types); it never feeds ranking.
+    injected at index time). ``target`` is set on documents that stand for part of another
+    item (a table's column facet or relationship neighbourhood): hits on them count for the
+    target's card. ``data`` keeps source-specific metadata for display (argument lists, return
+    types, column types); it never feeds ranking.
     """
 
     id: str
@@ -37,6 +39,7 @@ class Document:
     description: str = ""
     members: tuple[str, ...] = ()
     context: str = ""
+    target: str = ""
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def embedding_text(self) -> str:
@@ -69,6 +72,7 @@ class Document:
                 self.description,
                 list(self.members),
                 self.context,
+                self.target,
             ],
             ensure_ascii=False,
         )
@@ -169,6 +173,7 @@ class SearchResponse:
     degraded: bool
     took_ms: float
     examples: tuple[dict[str, Any], ...] = ()
+    query_id: str = ""
 
     def ids(self) -> list[str]:
         return [h.id for h in self.hits]
@@ -176,6 +181,7 @@ class SearchResponse:
     def to_dict(self, explain: bool = True) -> dict[str, Any]:
         return {
             "query": self.query,
+            "query_id": self.query_id,
             "mode": self.mode,
             "degraded": self.degraded,
             "took_ms": round(self.took_ms, 3),

@@ -13,16 +13,20 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
+
 from schemaseek.config import SearchSettings
 from schemaseek.documents import DocKind, Document, SearchResponse
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.embedding.cache import CachedQueryEmbedder
-from schemaseek.errors import ConfigError
+from schemaseek.errors import ConfigError, EmbeddingError
 from schemaseek.filters import SearchFilter
 from schemaseek.glossary import Glossary
 from schemaseek.graph import SchemaGraph
@@ -37,6 +41,19 @@ logger = logging.getLogger(__name__)
 
 #: ``progress(stage, done, total)``: stage is "keyword" or "embedding".
 BuildProgress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshReport:
+    """What :meth:`SchemaIndex.refresh` did."""
+
+    source: str
+    added: int
+    changed: int
+    removed: int
+    embedded: int
+    degraded: bool
+    took_s: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +109,7 @@ class SchemaIndex:
             )
         self._reranker = reranker
         self._parts: IndexParts | None = None
+        self._lock = threading.RLock()
 
     # -- building ---------------------------------------------------------------------------
 
@@ -100,54 +118,98 @@ class SchemaIndex:
         self.sources.append(schema)
 
     def build(self, progress: BuildProgress | None = None) -> BuildReport:
-        """(Re)build every index. An embedding failure leaves a degraded keyword index."""
+        """(Re)build every index. Vectors of documents whose content is unchanged since the
+        previous build are reused; an embedding failure leaves a degraded keyword index."""
         started = time.perf_counter()
-        documents = self._collect_documents()
-        ids = list(documents)
-        matcher = None
-        if self.glossary.entries:
-            matcher = GlossaryMatcher(
-                self.glossary, ids, {d: doc.name for d, doc in documents.items()}
+        with self._lock:
+            documents, matcher = self._prepare(self.sources)
+            settings = self.settings
+            keyword = KeywordIndex(settings.keyword_field_weights, settings.prefix_min_results)
+            docs = list(documents.values())
+            keyword.add(docs)
+            if progress:
+                progress("keyword", len(docs), len(docs))
+            parts = IndexParts(
+                documents=documents,
+                keyword=keyword,
+                vector=None,
+                embedder=self._embedder,
+                matcher=matcher,
+                graph=SchemaGraph([], []),
+                pins={},
+                settings=settings,
+                reranker=self._reranker,
             )
-            for doc_id, contexts in matcher.contexts().items():
-                doc = documents[doc_id]
-                merged = " ".join(filter(None, [doc.context, *contexts]))
-                documents[doc_id] = dataclasses.replace(doc, context=merged)
-        settings = self.settings
-        keyword = KeywordIndex(settings.keyword_field_weights, settings.prefix_min_results)
-        docs = list(documents.values())
-        keyword.add(docs)
-        if progress:
-            progress("keyword", len(docs), len(docs))
-        edges = [e for s in self.sources for e in s.edges]
-        graph = SchemaGraph(ids, _known_edges(edges, documents))
-        parts = IndexParts(
-            documents=documents,
-            keyword=keyword,
-            vector=None,
-            embedder=self._embedder,
-            matcher=matcher,
-            graph=graph,
-            pins=build_pins(documents),
-            settings=settings,
-            reranker=self._reranker,
-        )
-        embedded = self._embed(parts, docs, progress)
-        self._parts = parts
+            _link(parts, self.sources)
+            embedded = self._embed_all(parts, docs, self._parts, progress)
+            self._parts = parts
         return BuildReport(
             sources=tuple(s.name for s in self.sources),
             documents=len(docs),
             embedded=embedded,
-            edges=len(edges),
+            edges=parts.graph.edge_count,
             degraded=not parts.vectors_ready,
             glossary_entries=len(self.glossary.entries),
             glossary_missing=tuple(matcher.missing) if matcher else (),
             took_s=time.perf_counter() - started,
         )
 
-    def _collect_documents(self) -> dict[str, Document]:
+    def refresh(self, schema: SourceSchema) -> RefreshReport:
+        """Replace one source (matched by name; a new name adds it) incrementally.
+
+        Only added and changed documents (by content hash) are embedded. Embedding happens
+        before anything is modified, so a failure raises :class:`EmbeddingError` and leaves the
+        serving index untouched. A degraded index retries embedding everything.
+        """
+        started = time.perf_counter()
+        with self._lock:
+            parts = self._require()
+            sources = [s for s in self.sources if s.name != schema.name] + [schema]
+            documents, matcher = self._prepare(sources)
+            old = parts.documents
+            removed = [d for d in old if d not in documents]
+            changed = [
+                d for d, doc in documents.items()
+                if d not in old or old[d].content_hash() != doc.content_hash()
+            ]  # fmt: skip
+            vectors = None
+            if changed and parts.vectors_ready and self.provider is not None:
+                try:
+                    vectors = self.provider.embed([documents[d].embedding_text() for d in changed])
+                except Exception as exc:
+                    raise EmbeddingError(
+                        f"refresh of {schema.name!r} failed while embedding; the index is "
+                        f"unchanged: {exc}"
+                    ) from exc
+            parts.keyword.remove(removed)
+            parts.keyword.add([documents[d] for d in changed])
+            if parts.vector is not None:
+                parts.vector.remove(removed)
+                if vectors is not None:
+                    parts.vector.add(changed, vectors)
+            parts.documents = documents
+            parts.matcher = matcher
+            self.sources = sources
+            _link(parts, sources)
+            embedded = len(changed) if vectors is not None else 0
+            if not parts.vectors_ready:
+                embedded = self._embed_all(parts, list(documents.values()), None, None)
+        return RefreshReport(
+            source=schema.name,
+            added=sum(1 for d in changed if d not in old),
+            changed=sum(1 for d in changed if d in old),
+            removed=len(removed),
+            embedded=embedded,
+            degraded=not parts.vectors_ready,
+            took_s=time.perf_counter() - started,
+        )
+
+    def _prepare(
+        self, sources: Sequence[SourceSchema]
+    ) -> tuple[dict[str, Document], GlossaryMatcher | None]:
+        """All documents by id, with glossary context injected into the ones it targets."""
         documents: dict[str, Document] = {}
-        for schema in self.sources:
+        for schema in sources:
             for doc in schema.documents:
                 if doc.id in documents:
                     other = documents[doc.id].source
@@ -156,18 +218,46 @@ class SchemaIndex:
                         f"{schema.name!r}; give the sources distinct schemas or names"
                     )
                 documents[doc.id] = doc
-        return documents
+        if not self.glossary.entries:
+            return documents, None
+        matcher = GlossaryMatcher(
+            self.glossary, documents, {d: x.name for d, x in documents.items()}
+        )
+        for doc_id, contexts in matcher.contexts().items():
+            doc = documents[doc_id]
+            merged = " ".join(filter(None, [doc.context, *contexts]))
+            documents[doc_id] = dataclasses.replace(doc, context=merged)
+        return documents, matcher
 
-    def _embed(
-        self, parts: IndexParts, docs: list[Document], progress: BuildProgress | None
+    def _embed_all(
+        self,
+        parts: IndexParts,
+        docs: list[Document],
+        previous: IndexParts | None,
+        progress: BuildProgress | None,
     ) -> int:
+        """Fill ``parts.vector``; reuse ``previous`` vectors of unchanged documents. Returns how
+        many documents were embedded; on failure logs, leaves ``parts`` degraded, returns 0."""
         if self.provider is None or not docs:
             return 0
         settings = self.settings
+        reusable: dict[str, npt.NDArray[np.float32]] = {}
+        if previous is not None and previous.vector is not None and previous.vectors_ready:
+            for doc in docs:
+                before = previous.documents.get(doc.id)
+                if before is not None and before.content_hash() == doc.content_hash():
+                    vector = previous.vector.vector(doc.id)
+                    if vector is not None:
+                        reusable[doc.id] = vector
+        todo = [d for d in docs if d.id not in reusable]
         try:
-            vectors = self.provider.embed(
-                [d.embedding_text() for d in docs],
-                (lambda n: progress("embedding", n, len(docs))) if progress else None,
+            fresh = (
+                self.provider.embed(
+                    [d.embedding_text() for d in todo],
+                    (lambda n: progress("embedding", n, len(todo))) if progress else None,
+                )
+                if todo
+                else None
             )
             index = VectorIndex(
                 self.provider.dimensions,
@@ -176,7 +266,10 @@ class SchemaIndex:
                 ef_construction=settings.hnsw_ef_construction,
                 ef_search=settings.hnsw_ef_search,
             )
-            index.add([d.id for d in docs], vectors)
+            if reusable:
+                index.add(list(reusable), np.stack(list(reusable.values())))
+            if fresh is not None:
+                index.add([d.id for d in todo], fresh)
         except Exception as exc:  # degraded mode: keyword + glossary keep serving
             logger.warning(
                 "embedding failed (%s); serving keyword + glossary until the next build", exc
@@ -184,7 +277,7 @@ class SchemaIndex:
             return 0
         parts.vector = index
         parts.vectors_ready = True
-        return len(docs)
+        return len(todo)
 
     # -- querying ---------------------------------------------------------------------------
 
@@ -236,5 +329,12 @@ class SchemaIndex:
         return self._parts
 
 
-def _known_edges(edges: Iterable[Edge], documents: dict[str, Document]) -> list[Edge]:
-    return [e for e in edges if e.source in documents and e.target in documents]
+def _link(parts: IndexParts, sources: Sequence[SourceSchema]) -> None:
+    """Rebuild what derives from the document set: graph, identifier pins, part → card map."""
+    documents = parts.documents
+    edges: list[Edge] = [
+        e for s in sources for e in s.edges if e.source in documents and e.target in documents
+    ]
+    parts.graph = SchemaGraph(list(documents), edges)
+    parts.pins = build_pins(documents)
+    parts.card_of = {d: doc.target for d, doc in documents.items() if doc.target in documents}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -57,6 +58,7 @@ class IndexParts:
     settings: SearchSettings
     reranker: Reranker | None = None
     vectors_ready: bool = False
+    card_of: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -74,9 +76,10 @@ class _Run:
 def build_pins(documents: Mapping[str, Document]) -> dict[str, list[str]]:
     """Normalised identifier → ids: full ids first, then items whose own name matches."""
     pins: dict[str, list[str]] = {}
-    for doc_id in sorted(documents):
+    cards = sorted(d for d, doc in documents.items() if not doc.target)
+    for doc_id in cards:
         pins.setdefault(normalize_identifier(doc_id), []).append(doc_id)
-    for doc_id in sorted(documents):
+    for doc_id in cards:
         key = normalize_identifier(documents[doc_id].name)
         ids = pins.setdefault(key, [])
         if doc_id not in ids:
@@ -115,7 +118,7 @@ def search(
     _lexical_signals(parts, run, depth)
     if not pinned:
         _vector_signal(parts, run, depth)
-    fused = _fuse(parts, run)
+    fused = _collapse_to_cards(parts, _fuse(parts, run))
 
     ranked = [
         (doc_id, score)
@@ -136,6 +139,7 @@ def search(
         degraded=run.degraded,
         took_ms=(time.perf_counter() - started) * 1000.0,
         examples=tuple(examples),
+        query_id=uuid.uuid4().hex,
     )
 
 
@@ -220,6 +224,19 @@ def _fuse(parts: IndexParts, run: _Run) -> dict[str, float]:
     return reciprocal_rank_fusion(run.signals, parts.settings.rrf_k)
 
 
+def _collapse_to_cards(parts: IndexParts, fused: dict[str, float]) -> dict[str, float]:
+    """Hits on part-documents (column facets, relationship neighbourhoods) count for their
+    target card, which keeps its best part's score."""
+    if not parts.card_of:
+        return fused
+    cards: dict[str, float] = {}
+    for doc_id, score in fused.items():
+        card = parts.card_of.get(doc_id, doc_id)
+        if score > cards.get(card, float("-inf")):
+            cards[card] = score
+    return cards
+
+
 def _rerank(
     parts: IndexParts, run: _Run, ranked: list[tuple[str, float]]
 ) -> list[tuple[str, float]]:
@@ -240,10 +257,12 @@ def _explain(
 ) -> list[Hit]:
     positions: dict[str, dict[str, SignalHit]] = {}
     wanted = {d for d, _ in final}
+    card_of = parts.card_of
     for signal in run.signals:
         for rank, (doc_id, score) in enumerate(signal.entries, start=1):
-            if doc_id in wanted:
-                positions.setdefault(doc_id, {}).setdefault(signal.name, SignalHit(rank, score))
+            card = card_of.get(doc_id, doc_id)
+            if card in wanted:
+                positions.setdefault(card, {}).setdefault(signal.name, SignalHit(rank, score))
     matcher = parts.matcher
     hits = []
     for doc_id, score in final:

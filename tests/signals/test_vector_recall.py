@@ -20,6 +20,7 @@ from tests.helpers.embedding_cache import cached_embeddings
 DATASET = Path("/work/shared/datasets/spider2-snow")
 N_DOCS = 20_000
 N_QUERIES = 200
+STRIDE = 8
 K = 10
 
 pytestmark = [
@@ -31,13 +32,24 @@ pytestmark = [
 ]
 
 
-def column_texts(limit: int) -> list[str]:
-    """One text per column, ``TABLE column: type description``, first ``limit`` distinct."""
+def column_texts(limit: int, stride: int = STRIDE) -> list[str]:
+    """One text per column, ``TABLE column: type description``: every ``stride``-th column of
+    the whole catalog in file order, the first ``limit`` distinct texts.
+
+    A stride sample keeps the catalog's natural mix. The catalog's *first* 20,000 columns are
+    instead ~100 copies of one 194-column quarterly table (``_1990_Q1`` … ``_2012_Q4``), whose
+    near-duplicate groups (median nearest-neighbour cosine 0.994) make recall@10 a lottery
+    among ties; that degenerate sample is measured in the module docstring, not asserted.
+    """
     texts: dict[str, None] = {}
+    position = 0
     with (DATASET / "catalog.jsonl").open(encoding="utf-8") as handle:
         for line in handle:
             table = json.loads(line)
             for column in table["columns"]:
+                position += 1
+                if (position - 1) % stride:
+                    continue
                 text = f"{table['table']} {column['name']}: {column['type']}"
                 if column.get("description"):
                     text += f" {column['description']}"

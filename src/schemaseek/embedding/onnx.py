@@ -77,7 +77,9 @@ class OnnxEmbeddingProvider:
         model_id: identifier stored with vectors; defaults to ``all-MiniLM-L6-v2-int8-onnx``.
         dimensions: expected vector size, checked against the model on first use.
         device: ``"cpu"``, ``"cuda"`` (needs the ``[gpu]`` extra) or ``"auto"``.
-        batch_size: texts per model call in :meth:`embed`.
+        batch_size: most texts per model call in :meth:`embed`.
+        max_batch_tokens: most padded tokens per model call in :meth:`embed`, so that the
+            long tail of a length-sorted corpus goes in small batches.
         query_prefix: prepended to every text in :meth:`embed_query` (asymmetric models).
         bulk_threads: intra-op threads of the bulk session; ``None`` uses all cores.
         max_tokens: texts are truncated to this many tokens.
@@ -92,14 +94,15 @@ class OnnxEmbeddingProvider:
         dimensions: int = DEFAULT_DIMENSIONS,
         device: Device = "cpu",
         batch_size: int = 64,
+        max_batch_tokens: int = 4096,
         query_prefix: str = "",
         bulk_threads: int | None = None,
         max_tokens: int = MAX_TOKENS,
     ) -> None:
         if device not in ("cpu", "cuda", "auto"):
             raise ConfigError(f"device must be 'cpu', 'cuda' or 'auto', not {device!r}")
-        if batch_size < 1 or dimensions < 1 or max_tokens < 2:
-            raise ConfigError("batch_size, dimensions and max_tokens must be positive")
+        if min(batch_size, dimensions, max_batch_tokens) < 1 or max_tokens < 2:
+            raise ConfigError("batch_size, max_batch_tokens, dimensions, max_tokens must be > 0")
         self._model_path = Path(model_path) if model_path is not None else None
         self._tokenizer_path = Path(tokenizer_path) if tokenizer_path is not None else None
         if model_id is None:
@@ -108,6 +111,7 @@ class OnnxEmbeddingProvider:
         self._dimensions = dimensions
         self.device: Device = device
         self.batch_size = batch_size
+        self.max_batch_tokens = max_batch_tokens
         self.query_prefix = query_prefix
         self._bulk_threads = bulk_threads
         self._max_tokens = max_tokens
@@ -141,14 +145,24 @@ class OnnxEmbeddingProvider:
         encodings = self._tokenizer.encode_batch(list(texts))
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
         order = np.argsort(lengths, kind="stable")
-        done = 0
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
+        start = 0
+        while start < len(order):
+            end = self._batch_end(order, lengths, start)
+            idx = order[start:end]
             out[idx] = self._run(session, [encodings[i] for i in idx])
-            done += len(idx)
+            start = end
             if progress is not None:
-                progress(done)
+                progress(end)
         return out
+
+    def _batch_end(self, order: _Ids, lengths: _Ids, start: int) -> int:
+        """End of the batch from ``start``: at most ``batch_size`` texts and, once padded to
+        the longest (the last, as ``order`` sorts by length), at most ``max_batch_tokens``."""
+        end = start + 1
+        limit = min(len(order), start + self.batch_size)
+        while end < limit and (end - start + 1) * lengths[order[end]] <= self.max_batch_tokens:
+            end += 1
+        return end
 
     def embed_query(self, text: str) -> Vectors:
         """Embed one query (``query_prefix`` + ``text``) on the single-threaded session."""
