@@ -15,6 +15,13 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "keyword_expanded": 0.5,
     "vector": 1.0,
     "glossary": 1.0,
+    # graph signals (spec 001); 0 = off. Defaults are set from measurements (bench/QUALITY.md)
+    "degree": 0.0,
+    "adamic_adar": 0.0,
+    "betweenness": 0.0,
+    "column_density": 0.0,
+    "proximity": 0.0,
+    "reach": 0.0,
 }
 
 
@@ -28,6 +35,8 @@ class SearchSettings(BaseSettings):
     weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     over_fetch: int = Field(default=4, ge=1, le=20)
     min_candidates: int = Field(default=40, ge=1, le=1000)
+    weak_hit_cut: bool = False
+    weak_hit_sample: int = Field(default=2048, ge=16)
     max_related: int = Field(default=5, ge=0, le=50)
     related_for_top: int = Field(default=5, ge=0, le=100)
 

@@ -97,6 +97,7 @@ class Explanation:
     glossary_terms: tuple[str, ...] = ()
     prefer: str | None = None
     reranked: bool = False
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -114,6 +115,8 @@ class Explanation:
             out["prefer"] = self.prefer
         if self.reranked:
             out["reranked"] = True
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 

@@ -33,6 +33,7 @@ from schemaseek.graph import SchemaGraph
 from schemaseek.pipeline import IndexParts, Mode, build_pins, search
 from schemaseek.rerank import Reranker
 from schemaseek.signals.glossary import GlossaryMatcher
+from schemaseek.signals.graph import GraphSignals
 from schemaseek.signals.keyword import KeywordIndex
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.sources.base import Edge, SourceSchema
@@ -338,3 +339,4 @@ def _link(parts: IndexParts, sources: Sequence[SourceSchema]) -> None:
     parts.graph = SchemaGraph(list(documents), edges)
     parts.pins = build_pins(documents)
     parts.card_of = {d: doc.target for d, doc in documents.items() if doc.target in documents}
+    parts.graph_signals = GraphSignals(parts.graph, documents)

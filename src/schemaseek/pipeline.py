@@ -23,13 +23,14 @@ from schemaseek.documents import (
     SearchResponse,
     SignalHit,
 )
-from schemaseek.embedding.base import EmbeddingProvider
+from schemaseek.embedding.base import EmbeddingProvider, Vectors
 from schemaseek.errors import SchemaSeekError
 from schemaseek.filters import SearchFilter
 from schemaseek.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
 from schemaseek.graph import SchemaGraph
 from schemaseek.rerank import Reranker
 from schemaseek.signals.glossary import GlossaryMatch, GlossaryMatcher
+from schemaseek.signals.graph import QUERY_SIGNALS, STATIC_SIGNALS, GraphSignals
 from schemaseek.signals.keyword import KeywordIndex
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.text import normalize_identifier, tokenize
@@ -59,6 +60,7 @@ class IndexParts:
     reranker: Reranker | None = None
     vectors_ready: bool = False
     card_of: Mapping[str, str] = field(default_factory=dict)
+    graph_signals: GraphSignals | None = None
 
 
 @dataclass(slots=True)
@@ -71,6 +73,7 @@ class _Run:
     matches: list[GlossaryMatch] = field(default_factory=list)
     degraded: bool = False
     reranked: bool = False
+    notes: dict[str, str] = field(default_factory=dict)
 
 
 def build_pins(documents: Mapping[str, Document]) -> dict[str, list[str]]:
@@ -118,6 +121,7 @@ def search(
     _lexical_signals(parts, run, depth)
     if not pinned:
         _vector_signal(parts, run, depth)
+    _graph_signals(parts, run)
     fused = _collapse_to_cards(parts, _fuse(parts, run))
 
     ranked = [
@@ -200,7 +204,55 @@ def _vector_signal(parts: IndexParts, run: _Run, depth: int) -> None:
     except Exception as exc:  # any provider failure degrades to lexical search
         _degrade(parts, run, f"query embedding failed: {exc}")
         return
+    if parts.settings.weak_hit_cut:
+        entries = _cut_weak_hits(parts, query_vector, entries)
     run.signals.append(NamedSignal("vector", entries, parts.settings.weights["vector"]))
+
+
+def weak_hit_threshold(background: Sequence[float], best: float) -> float:
+    """Spec 004's cut for semantic hits: a hit must reach max(0.25, p99 + 0.02) of the
+    query's background scores (its top eight excluded) and stay within 0.10 of the best."""
+    ordered = sorted(background, reverse=True)[8:]
+    p99 = ordered[int(0.01 * (len(ordered) - 1))] if ordered else 0.0
+    return max(0.25, p99 + 0.02, best - 0.10)
+
+
+def _cut_weak_hits(
+    parts: IndexParts, query_vector: Vectors, entries: list[tuple[str, float]]
+) -> list[tuple[str, float]]:
+    if not entries or parts.vector is None:
+        return entries
+    background = parts.vector.sample_scores(query_vector, parts.settings.weak_hit_sample)
+    floor = weak_hit_threshold(background.tolist(), entries[0][1])
+    return [(d, score) for d, score in entries if score >= floor]
+
+
+def _graph_signals(parts: IndexParts, run: _Run) -> None:
+    """Graph signals re-rank the candidates the text signals found (weights 0 = off)."""
+    signals = parts.graph_signals
+    weights = parts.settings.weights
+    active = [n for n in (*STATIC_SIGNALS, *QUERY_SIGNALS) if weights.get(n, 0.0) > 0]
+    if signals is None or not active or not run.signals:
+        return
+    card_of = parts.card_of
+    provisional = _collapse_to_cards(parts, _fuse(parts, run))
+    candidates = list(provisional)
+    added: list[NamedSignal] = []
+    for name in active:
+        if name in STATIC_SIGNALS:
+            entries = signals.rank_static(name, candidates)
+        elif name == "proximity":
+            vector = next((s for s in run.signals if s.name == "vector"), None)
+            anchors = [card_of.get(d, d) for d, _ in (vector.entries[:5] if vector else [])]
+            entries = signals.proximity(anchors, candidates) if anchors else []
+        else:  # reach
+            scored = top_k(provisional, 10)
+            entries, evidence = signals.reach(scored)
+            for root, (target, hops) in evidence.items():
+                run.notes[root] = f"leads to {target} in {hops} hop{'s' if hops > 1 else ''}"
+        if entries:
+            added.append(NamedSignal(name, entries, weights[name]))
+    run.signals.extend(added)
 
 
 def _degrade(parts: IndexParts, run: _Run, why: str) -> None:
@@ -273,6 +325,7 @@ def _explain(
             glossary_terms=matcher.terms_for(doc_id, run.matches) if matcher else (),
             prefer=matcher.prefer_for(doc_id, run.matches) if matcher else None,
             reranked=run.reranked,
+            notes=(run.notes[doc_id],) if doc_id in run.notes else (),
         )
         hits.append(Hit(parts.documents[doc_id], score, explanation))
     return hits

@@ -3,6 +3,11 @@
 Embeds 20,000 column texts once (cached under ``.cache/test-embeddings``) and 200 real
 questions, then compares the quantized graph, with and without exact re-scoring, against an
 exact scan at the default search parameters. Run with ``-s`` to see the numbers.
+
+The texts are a stride sample of the whole catalog (see :func:`column_texts`). On the
+catalog's first 20,000 columns instead, nearly all copies of one quarterly table, the same
+graph reached recall@10 0.625 plain and 0.85 re-scored from 320 candidates (HNSWFlat without
+quantization: 0.65 at ef=50, 0.95 at ef=800): near-duplicate clusters defeat the graph walk.
 """
 
 from __future__ import annotations
@@ -38,8 +43,8 @@ def column_texts(limit: int, stride: int = STRIDE) -> list[str]:
 
     A stride sample keeps the catalog's natural mix. The catalog's *first* 20,000 columns are
     instead ~100 copies of one 194-column quarterly table (``_1990_Q1`` … ``_2012_Q4``), whose
-    near-duplicate groups (median nearest-neighbour cosine 0.994) make recall@10 a lottery
-    among ties; that degenerate sample is measured in the module docstring, not asserted.
+    near-duplicate groups (median nearest-neighbour cosine 0.994) the graph walk cannot
+    separate; that degenerate sample is measured in the module docstring, not asserted.
     """
     texts: dict[str, None] = {}
     position = 0
@@ -119,12 +124,12 @@ def test_hnsw_sq8_recall_on_real_embeddings() -> None:
     plain = recall(plain_found, truth)
 
     by_candidates = {}
-    for candidates in (10, 20, 40, 64, 100):
+    for candidates in (50, 100, 200, 320, 512):
         index.rescore_candidates = candidates
         by_candidates[candidates] = recall(
             [[int(d) for d, _ in index.search(q, K)] for q in queries], truth
         )
-    index.rescore_candidates = 64
+    index.rescore_candidates = VectorIndex(384).rescore_candidates
 
     exact = VectorIndex(384, exact_threshold=N_DOCS + 1)
     exact.add(ids, docs)

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from schemaseek.cli.eval_command import eval_command
 from schemaseek.cli.options import SourceOptions, resolve
 from schemaseek.cli.output import (
     build_progress,
@@ -31,6 +32,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.command(name="eval")(eval_command)
 
 Demo = Annotated[bool, typer.Option("--demo", help="Use the embedded music-company demo.")]
 Sdl = Annotated[Path | None, typer.Option("--sdl", help="GraphQL SDL file.", exists=True)]

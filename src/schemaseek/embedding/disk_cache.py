@@ -166,7 +166,8 @@ class DiskCachedProvider:
             self._shards.append(path)
 
     def _read(self, path: Path) -> tuple[list[str], Vectors]:
-        with np.load(path, allow_pickle=False) as archive:
+        # Open the file here: np.load leaks its own handle when the archive is not a zip.
+        with path.open("rb") as handle, np.load(handle, allow_pickle=False) as archive:
             raw_keys = archive["keys"]
             vectors = np.asarray(archive["vectors"])
         if raw_keys.ndim != 1 or raw_keys.dtype.kind != "S":
@@ -216,6 +217,7 @@ class DiskCachedProvider:
                     keys=np.array(keys, dtype="S64"),
                     vectors=np.ascontiguousarray(vectors, dtype=np.float32),
                 )
+            os.chmod(tmp, 0o644)  # mkstemp creates 0600; a cache is shared like any build output
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

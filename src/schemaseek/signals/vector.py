@@ -6,10 +6,18 @@ so repeated adds copy amortised O(1) per row). Cosine similarity is the inner pr
 * Below ``exact_threshold`` live vectors, search is exact: one scan of the store and
   ``argpartition``.
 * At or above it, a faiss ``IndexHNSWSQ`` (8-bit scalar quantizer, inner product) proposes
-  ``max(limit, rescore_candidates)`` candidates, which are re-scored against the exact store;
-  the scores returned are always exact float32 cosines. faiss's ``QT_8bit`` quantizer trains
-  one min/range pair per *dimension* on the stored vectors (the spec's per-vector min/scale is
-  the same idea with a different axis); re-scoring removes its error from the final ranking.
+  ``max(limit, rescore_candidates)`` candidates (the graph's candidate list is widened to
+  that many: ``efSearch = max(ef_search, candidates)``), which are re-scored against the
+  exact store; the scores returned are always exact float32 cosines. faiss's ``QT_8bit``
+  quantizer trains one min/range pair per *dimension* on the stored vectors (the spec's
+  per-vector min/scale is the same idea on another axis); re-scoring removes its error.
+
+Why 400 candidates: questions are far from column texts and schema catalogs are full of
+near-duplicates, which HNSW navigates poorly. On 20,000 real spider2-snow column embeddings
+(all-MiniLM-L6-v2) with 200 real questions, recall@10 against exact search was 0.83 for the
+plain graph at ef=50, and after re-scoring 0.935 / 0.975 / 0.986 / 0.993 / 0.994 with 100 /
+200 / 256 / 320 / 400 candidates (0.66 ms per search at 400, against ~1 ms for the exact scan;
+the gap widens with size). See ``tests/signals/test_vector_recall.py``.
 
 The graph is built lazily, on the first search at or above the threshold or on
 :meth:`VectorIndex.build`, trained on the stored vectors. Later adds go into it incrementally.
@@ -87,7 +95,7 @@ class VectorIndex:
         ef_search: HNSW candidate list size while searching (raised to the number of
             candidates fetched when that is larger).
         rescore_candidates: graph candidates fetched and re-scored exactly per search
-            (at least ``limit``).
+            (at least ``limit``; see the module docstring for the recall this buys).
 
     All methods are serialised by one lock (a faiss graph must not be searched while it is
     being extended).
@@ -101,7 +109,7 @@ class VectorIndex:
         m: int = 16,
         ef_construction: int = 200,
         ef_search: int = 50,
-        rescore_candidates: int = 64,
+        rescore_candidates: int = 400,
     ) -> None:
         if dimensions <= 0:
             raise EmbeddingError(f"vector dimensions must be positive, got {dimensions}")
@@ -208,6 +216,18 @@ class VectorIndex:
             scores = _inner_products(self._store[: self._size], q)
             if self.tombstones:
                 scores = scores[self._alive[: self._size]]
+            return scores
+
+    def sample_scores(self, query: npt.ArrayLike, sample: int) -> Vectors:
+        """Exact cosine of ``query`` with at most ``sample`` live vectors, evenly strided over
+        the store: a cheap view of the query's background score distribution."""
+        q = self._check_query(query)
+        with self._lock:
+            step = max(1, self._size // sample)
+            rows = self._store[: self._size : step]
+            scores = _inner_products(rows, q)
+            if self.tombstones:
+                scores = scores[self._alive[: self._size : step]]
             return scores
 
     def _exact_locked(self, q: Vectors, limit: int) -> list[tuple[str, float]]:

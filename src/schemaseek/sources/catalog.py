@@ -1,4 +1,4 @@
-"""Catalog source: a JSON Lines table catalog (``catalog.jsonl`` or ``.jsonl.xz``) → table documents.
+"""Catalog source: a JSON Lines table catalog (``catalog.jsonl``, ``.jsonl.xz``) → table documents.
 
 The format is the one of the evaluation datasets (``shared/datasets/README.md``), one table per
 line::

@@ -1,0 +1,228 @@
+"""The ``eval`` command: score schemaseek on labelled questions (SQL datasets or GraphQL sets)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from schemaseek.cli.output import build_progress, print_json, stderr, stdout
+from schemaseek.config import SearchSettings
+from schemaseek.documents import DocKind
+from schemaseek.embedding.base import EmbeddingProvider
+from schemaseek.embedding.disk_cache import DiskCachedProvider
+from schemaseek.errors import ConfigError
+from schemaseek.evaluation.datasets import (
+    Question,
+    gold_label,
+    load_graphql_questions,
+    load_sql_questions,
+    resolve_dataset,
+)
+from schemaseek.evaluation.metrics import METRIC_NAMES
+from schemaseek.evaluation.runner import EvalResult, evaluate
+from schemaseek.glossary import Glossary, load_glossary
+from schemaseek.sources.base import SourceSchema
+
+DEFAULT_CACHE_DIR = Path(".cache") / "embeddings"
+
+
+class ModeChoice(StrEnum):
+    """Search modes ``eval`` can score."""
+
+    KEYWORD = "keyword"
+    VECTOR = "vector"
+    HYBRID = "hybrid"
+
+
+class ScopeChoice(StrEnum):
+    """What a question is ranked against."""
+
+    PER_SOURCE = "per-source"
+    POOLED = "pooled"
+
+
+class GoldChoice(StrEnum):
+    """Which gold labels of a SQL dataset to score against."""
+
+    TABLES = "tables"
+    COLUMNS = "columns"
+
+
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    name: str
+    sources: list[SourceSchema]
+    questions: list[Question]
+    gold: str
+
+
+def eval_command(
+    dataset: Annotated[
+        Path | None,
+        typer.Option("--dataset", help="Dataset directory (catalog + queries files)."),
+    ] = None,
+    catalog: Annotated[
+        Path | None,
+        typer.Option("--catalog", help="catalog.jsonl[.xz], or a dataset directory."),
+    ] = None,
+    queries: Annotated[
+        Path | None, typer.Option("--queries", help="Questions JSONL (SQL or GraphQL format).")
+    ] = None,
+    gold: Annotated[
+        GoldChoice, typer.Option("--gold", help="SQL gold: tables, or columns (table level).")
+    ] = GoldChoice.TABLES,
+    sdl: Annotated[Path | None, typer.Option("--sdl", help="GraphQL SDL file.")] = None,
+    introspection: Annotated[
+        Path | None, typer.Option("--introspection", help="GraphQL introspection JSON.")
+    ] = None,
+    glossary: Annotated[Path | None, typer.Option("--glossary", help="Glossary JSON.")] = None,
+    scope: Annotated[
+        ScopeChoice, typer.Option("--scope", help="Rank each question's own source, or all.")
+    ] = ScopeChoice.PER_SOURCE,
+    mode: Annotated[
+        list[ModeChoice] | None, typer.Option("--mode", help="Mode to score (repeatable).")
+    ] = None,
+    kind: Annotated[
+        list[DocKind] | None, typer.Option("--kind", help="Rank only these kinds (repeatable).")
+    ] = None,
+    limit_queries: Annotated[
+        int | None,
+        typer.Option("--limit-queries", min=1, help="A fixed sample of N questions (seed 0)."),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    cache_dir: Annotated[
+        Path, typer.Option("--cache-dir", help="Where document vectors are cached.")
+    ] = DEFAULT_CACHE_DIR,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Embed every document again.")
+    ] = False,
+) -> None:
+    """Score retrieval on labelled questions: recall@k, all_gold@10, hit@k, MRR, NDCG@10, latency.
+
+    Example: schemaseek eval --dataset ../shared/datasets/bird-dev --mode keyword --mode hybrid
+
+    Example: schemaseek eval --sdl gitlab.graphql --queries gitlab.jsonl --kind graphql_root_field
+    """
+    inputs = _inputs(dataset, catalog, queries, gold, sdl, introspection, limit_queries)
+    modes = [m.value for m in mode] if mode else [ModeChoice.HYBRID.value]
+    settings = SearchSettings()
+    provider: EmbeddingProvider | None = None
+    cache: DiskCachedProvider | None = None
+    if any(m != ModeChoice.KEYWORD for m in modes):
+        from schemaseek.index import default_provider
+
+        provider = default_provider(settings)
+        if not no_cache:
+            provider = cache = DiskCachedProvider(provider, cache_dir)
+    with build_progress(not json_out) as update:
+        result = evaluate(
+            inputs.sources,
+            inputs.questions,
+            dataset=inputs.name,
+            modes=modes,
+            scope=scope.value,
+            kinds=kind or (),
+            glossary=load_glossary(glossary) if glossary else Glossary(),
+            settings=settings,
+            provider=provider,
+            gold=inputs.gold,
+            progress=update,
+        )
+    if json_out:
+        print_json(result.to_json())
+        return
+    _print_result(result)
+    if cache is not None:
+        stats = cache.stats
+        stderr.print(
+            f"embedding cache {cache.directory}: {stats.hits} documents read back, "
+            f"{stats.misses} embedded"
+        )
+
+
+def _inputs(
+    dataset: Path | None,
+    catalog: Path | None,
+    queries: Path | None,
+    gold: GoldChoice,
+    sdl: Path | None,
+    introspection: Path | None,
+    limit: int | None,
+) -> _Inputs:
+    given = [
+        name
+        for name, value in (
+            ("--dataset", dataset),
+            ("--catalog", catalog),
+            ("--sdl", sdl),
+            ("--introspection", introspection),
+        )
+        if value is not None
+    ]
+    if len(given) != 1:
+        raise ConfigError(
+            "give exactly one of --dataset, --catalog, --sdl, --introspection"
+            + (f" (got {' and '.join(given)})" if given else "")
+        )
+    if sdl is not None or introspection is not None:
+        return _graphql_inputs(sdl, introspection, queries, gold, limit)
+    from schemaseek.sources.catalog import load_catalog
+
+    where = dataset if dataset is not None else catalog
+    assert where is not None
+    if dataset is not None or where.is_dir():
+        files = resolve_dataset(where)
+        name, catalog_file, queries_file = files.name, files.catalog, queries or files.queries
+    elif queries is None:
+        raise ConfigError("--catalog FILE needs --queries FILE")
+    else:
+        name, catalog_file, queries_file = _stem(where), where, queries
+    questions = load_sql_questions(queries_file, gold.value, limit)
+    return _Inputs(name, load_catalog(catalog_file), questions, gold_label(gold.value))
+
+
+def _graphql_inputs(
+    sdl: Path | None,
+    introspection: Path | None,
+    queries: Path | None,
+    gold: GoldChoice,
+    limit: int | None,
+) -> _Inputs:
+    from schemaseek.sources.graphql import load_introspection, load_sdl
+
+    if queries is None:
+        raise ConfigError("--sdl/--introspection need --queries FILE")
+    if gold != GoldChoice.TABLES:
+        raise ConfigError("--gold applies to SQL datasets only")
+    path = sdl if sdl is not None else introspection
+    assert path is not None
+    source = load_sdl(path, path.stem) if sdl is not None else load_introspection(path, path.stem)
+    return _Inputs(_stem(path), [source], load_graphql_questions(queries, limit), "ids")
+
+
+def _stem(path: Path) -> str:
+    """A file's name without any suffix (``catalog_full.jsonl.xz`` → ``catalog_full``)."""
+    return path.name.split(".", 1)[0] or path.name
+
+
+def _print_result(result: EvalResult) -> None:
+    title = (
+        f"{result.dataset} — {result.scope}, {result.queries} questions, gold: {result.gold}"
+        + (f", {result.skipped} skipped (no gold)" if result.skipped else "")
+    )
+    table = Table(title=title, title_justify="left")
+    table.add_column("metric", style="bold")
+    modes = list(result.modes.items())
+    for mode, scores in modes:
+        table.add_column(mode + (" (degraded)" if scores.degraded else ""), justify="right")
+    for name in METRIC_NAMES:
+        table.add_row(name, *(f"{scores.metrics[name]:.3f}" for _, scores in modes))
+    table.add_row("p50 ms", *(f"{scores.latency_p50_ms:.1f}" for _, scores in modes))
+    table.add_row("p95 ms", *(f"{scores.latency_p95_ms:.1f}" for _, scores in modes))
+    table.add_row("index s", *(f"{scores.index_s:.2f}" for _, scores in modes))
+    stdout.print(table)
