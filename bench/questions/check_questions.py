@@ -113,7 +113,10 @@ def main(argv=None):
         "--max-depth",
         type=int,
         default=4,
-        help="hops from a root field's return type when checking reachability; connection/edge wrappers are free (default 4)",
+        help=(
+            "hops from a root field's return type when checking reachability; "
+            "connection/edge wrappers are free (default 4)"
+        ),
     )
     ap.add_argument(
         "--strict-reach", action="store_true", help="treat unreachable gold types as errors"
