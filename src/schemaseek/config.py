@@ -22,6 +22,8 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "column_density": 0.0,
     "proximity": 0.0,
     "reach": 0.0,
+    # usage feedback (ids chosen for similar past questions); active once events exist
+    "feedback": 1.0,
 }
 
 
@@ -35,6 +37,7 @@ class SearchSettings(BaseSettings):
     weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     over_fetch: int = Field(default=4, ge=1, le=20)
     min_candidates: int = Field(default=40, ge=1, le=1000)
+    feedback_min_similarity: float = Field(default=0.75, ge=0.0, le=1.0)
     weak_hit_cut: bool = False
     weak_hit_sample: int = Field(default=2048, ge=16)
     max_related: int = Field(default=5, ge=0, le=50)

@@ -15,6 +15,7 @@ import dataclasses
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -32,6 +33,7 @@ from schemaseek.glossary import Glossary
 from schemaseek.graph import SchemaGraph
 from schemaseek.pipeline import IndexParts, Mode, build_pins, search
 from schemaseek.rerank import Reranker
+from schemaseek.signals.feedback import FeedbackSignal
 from schemaseek.signals.glossary import GlossaryMatcher
 from schemaseek.signals.graph import GraphSignals
 from schemaseek.signals.keyword import KeywordIndex
@@ -39,6 +41,9 @@ from schemaseek.signals.vector import VectorIndex
 from schemaseek.sources.base import Edge, SourceSchema
 
 logger = logging.getLogger(__name__)
+
+RECENT_QUERIES = 10_000
+"""How many recent searches keep their question text for :meth:`SchemaIndex.record_usage`."""
 
 #: ``progress(stage, done, total)``: stage is "keyword" or "embedding".
 BuildProgress = Callable[[str, int, int], None]
@@ -111,6 +116,12 @@ class SchemaIndex:
         self._reranker = reranker
         self._parts: IndexParts | None = None
         self._lock = threading.RLock()
+        self._feedback: FeedbackSignal | None = None
+        if provider is not None:
+            self._feedback = FeedbackSignal(
+                provider.dimensions, min_similarity=self.settings.feedback_min_similarity
+            )
+        self._recent: OrderedDict[str, str] = OrderedDict()
 
     # -- building ---------------------------------------------------------------------------
 
@@ -140,6 +151,7 @@ class SchemaIndex:
                 pins={},
                 settings=settings,
                 reranker=self._reranker,
+                feedback=self._feedback,
             )
             _link(parts, self.sources)
             embedded = self._embed_all(parts, docs, self._parts, progress)
@@ -322,7 +334,38 @@ class SchemaIndex:
             sources=tuple(sources),
             predicate=predicate,
         )
-        return search(self._require(), query, limit=limit, mode=mode, search_filter=search_filter)
+        with self._lock:
+            response = search(
+                self._require(), query, limit=limit, mode=mode, search_filter=search_filter
+            )
+            self._recent[response.query_id] = response.query
+            while len(self._recent) > RECENT_QUERIES:
+                self._recent.popitem(last=False)
+        return response
+
+    def record_usage(
+        self,
+        selected_ids: Sequence[str],
+        *,
+        query_id: str | None = None,
+        query: str | None = None,
+    ) -> bool:
+        """Learn from usage: the ids a caller went on to use for a question (given as text,
+        or as the ``query_id`` of a recent search). Returns False when the question is
+        unknown or there is no embedding model to compare questions with."""
+        text = query if query is not None else self._recent.get(query_id or "")
+        if text is None or self._feedback is None or self._embedder is None:
+            return False
+        known = [d for d in selected_ids if d in self._require().documents]
+        if not known:
+            return False
+        try:
+            vector = self._embedder.embed_query(text)
+        except Exception as exc:  # feedback is best effort; search is unaffected
+            logger.warning("could not embed a feedback question: %s", exc)
+            return False
+        self._feedback.add(vector, known)
+        return True
 
     def _require(self) -> IndexParts:
         if self._parts is None:

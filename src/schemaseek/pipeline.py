@@ -29,6 +29,7 @@ from schemaseek.filters import SearchFilter
 from schemaseek.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
 from schemaseek.graph import SchemaGraph
 from schemaseek.rerank import Reranker
+from schemaseek.signals.feedback import FeedbackSignal
 from schemaseek.signals.glossary import GlossaryMatch, GlossaryMatcher
 from schemaseek.signals.graph import QUERY_SIGNALS, STATIC_SIGNALS, GraphSignals
 from schemaseek.signals.keyword import KeywordIndex
@@ -61,6 +62,7 @@ class IndexParts:
     vectors_ready: bool = False
     card_of: Mapping[str, str] = field(default_factory=dict)
     graph_signals: GraphSignals | None = None
+    feedback: FeedbackSignal | None = None
 
 
 @dataclass(slots=True)
@@ -206,7 +208,12 @@ def _vector_signal(parts: IndexParts, run: _Run, depth: int) -> None:
         return
     if parts.settings.weak_hit_cut:
         entries = _cut_weak_hits(parts, query_vector, entries)
-    run.signals.append(NamedSignal("vector", entries, parts.settings.weights["vector"]))
+    weights = parts.settings.weights
+    run.signals.append(NamedSignal("vector", entries, weights["vector"]))
+    if parts.feedback is not None and len(parts.feedback) and weights.get("feedback", 0) > 0:
+        voted = parts.feedback.rank(query_vector)
+        if voted:
+            run.signals.append(NamedSignal("feedback", voted, weights["feedback"]))
 
 
 def weak_hit_threshold(background: Sequence[float], best: float) -> float:

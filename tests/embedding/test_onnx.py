@@ -116,6 +116,16 @@ def test_progress_called_after_each_batch() -> None:
     assert seen == [3, 6, 7]
 
 
+def test_token_budget_splits_long_texts() -> None:
+    texts = ["short", "word " * 200, "tiny", "word " * 150, "mid length text here"]
+    seen: list[int] = []
+    budgeted = OnnxEmbeddingProvider(max_batch_tokens=256)
+    vectors = budgeted.embed(texts, progress=seen.append)
+    assert seen == [3, 4, 5]  # three short texts together, then each long one alone
+    reference = OnnxEmbeddingProvider(max_batch_tokens=10**6).embed(texts)
+    assert np.all(np.sum(vectors * reference, axis=1) > 0.9999)
+
+
 def test_semantic_sanity(provider: OnnxEmbeddingProvider) -> None:
     query = provider.embed_query("royalty payment")
     near, far = provider.embed(["royalties paid to artists", "weather forecast"])
@@ -209,7 +219,14 @@ def test_auto_device_falls_back_to_cpu() -> None:
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"device": "tpu"}, {"batch_size": 0}, {"dimensions": 0}, {"max_tokens": 1}]
+    "kwargs",
+    [
+        {"device": "tpu"},
+        {"batch_size": 0},
+        {"max_batch_tokens": 0},
+        {"dimensions": 0},
+        {"max_tokens": 1},
+    ],
 )
 def test_invalid_configuration(kwargs: dict[str, object]) -> None:
     with pytest.raises(ConfigError):

@@ -76,6 +76,11 @@ def test_exact_path_matches_numpy() -> None:
     all_scores = index.scores_all(query)
     assert all_scores.shape == (2_000,)
     np.testing.assert_allclose(all_scores, vectors @ query, atol=1e-5)
+    sampled = index.sample_scores(query, 500)  # every 4th row: a strided view of the store
+    np.testing.assert_allclose(sampled, vectors[::4] @ query, atol=1e-5)
+    index.remove(["v0", "v1"])
+    np.testing.assert_allclose(index.sample_scores(query, 500), vectors[4::4] @ query, atol=1e-5)
+    assert index.sample_scores(query, 0).shape == (0,)
 
 
 def test_small_and_empty_indexes() -> None:

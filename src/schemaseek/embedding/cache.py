@@ -90,6 +90,19 @@ class CachedQueryEmbedder:
         with self._lock:
             self._cache.clear()
 
+    def cached(self, text: str) -> bool:
+        """Whether ``text`` has a live cached vector (not counted as a hit, not refreshed)."""
+        with self._lock:
+            return text in self._cache
+
+    def prime(self, text: str, vector: Vectors) -> None:
+        """Cache a query vector computed elsewhere, e.g. by one batched call for several
+        queries, so that the next :meth:`embed_query` of ``text`` is a cache hit."""
+        stored = np.array(vector, dtype=np.float32, copy=True)
+        stored.setflags(write=False)
+        with self._lock:
+            self._cache[text] = stored
+
     def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> Vectors:
         """Embed documents with the wrapped provider (not cached)."""
         return self.provider.embed(texts, progress)

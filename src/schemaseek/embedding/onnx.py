@@ -79,7 +79,8 @@ class OnnxEmbeddingProvider:
         device: ``"cpu"``, ``"cuda"`` (needs the ``[gpu]`` extra) or ``"auto"``.
         batch_size: most texts per model call in :meth:`embed`.
         max_batch_tokens: most padded tokens per model call in :meth:`embed`, so that the
-            long tail of a length-sorted corpus goes in small batches.
+            long tail of a length-sorted corpus goes in small batches (on a 2-core CPU,
+            1024 measured ~1.5× faster than 4096; raise it for a GPU).
         query_prefix: prepended to every text in :meth:`embed_query` (asymmetric models).
         bulk_threads: intra-op threads of the bulk session; ``None`` uses all cores.
         max_tokens: texts are truncated to this many tokens.
@@ -94,7 +95,7 @@ class OnnxEmbeddingProvider:
         dimensions: int = DEFAULT_DIMENSIONS,
         device: Device = "cpu",
         batch_size: int = 64,
-        max_batch_tokens: int = 4096,
+        max_batch_tokens: int = 1024,
         query_prefix: str = "",
         bulk_threads: int | None = None,
         max_tokens: int = MAX_TOKENS,

@@ -65,7 +65,10 @@ def _omp_threads(count: int) -> Iterator[None]:
 
 
 def _inner_products(matrix: Vectors, query: Vectors) -> Vectors:
-    """``matrix @ query`` on one thread (faiss SIMD kernel); both must be C-contiguous."""
+    """``matrix @ query`` on one thread (faiss SIMD kernel). The kernel reads raw memory, so
+    strided views are copied first (``swig_ptr`` rejects non-contiguous arrays)."""
+    matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+    query = np.ascontiguousarray(query, dtype=np.float32)
     out = np.empty(matrix.shape[0], dtype=np.float32)
     if matrix.shape[0]:
         faiss.fvec_inner_products_ny(
@@ -223,6 +226,8 @@ class VectorIndex:
         the store: a cheap view of the query's background score distribution."""
         q = self._check_query(query)
         with self._lock:
+            if sample <= 0:
+                return np.zeros(0, dtype=np.float32)
             step = max(1, self._size // sample)
             rows = self._store[: self._size : step]
             scores = _inner_products(rows, q)
@@ -256,7 +261,7 @@ class VectorIndex:
         slots = slots[self._alive[slots]]  # defensive: the selector already excludes them
         if slots.shape[0] == 0:
             return self._exact_locked(q, limit)
-        scores = _inner_products(np.ascontiguousarray(self._store[slots]), q)
+        scores = _inner_products(self._store[slots], q)
         order = np.argsort(-scores, kind="stable")[:limit]
         return [(self._slot_ids[int(slots[i])], float(scores[i])) for i in order.tolist()]
 
