@@ -62,6 +62,31 @@ class SearchSettings(BaseSettings):
     max_query_length: int = Field(default=2048, ge=1)
     max_search_limit: int = Field(default=200, ge=1)
 
+    # rerank stage (spec 003 "Reranking"): "none", "cross-encoder" or "late-interaction"
+    reranker: str = "none"
+    reranker_model_path: str | None = None
+    reranker_tokenizer_path: str | None = None
+    rerank_candidates: int = Field(default=40, ge=1, le=1000)
+    rerank_alpha: float = Field(default=1.0, ge=0.0, le=1.0)
+
+    # lifecycle: engines, snapshot generations, circuit breakers, remote embeddings
+    snapshot_dir: str | None = None
+    snapshot_min_generations: int = Field(default=2, ge=2)
+    breaker_strategy: Literal["consecutive", "fixed", "rolling"] = "rolling"
+    breaker_failure_threshold: int = Field(default=5, ge=1)
+    breaker_window_s: float = Field(default=60.0, gt=0)
+    breaker_cooldown_s: float = Field(default=30.0, ge=0)
+    breaker_success_threshold: int = Field(default=1, ge=1)
+    poll_interval_s: float = Field(default=300.0, gt=0)
+    poll_jitter: float = Field(default=0.1, ge=0.0, le=1.0)
+    shutdown_timeout_s: float = Field(default=10.0, gt=0)
+    embedding_provider: Literal["onnx", "openai"] = "onnx"
+    embedding_model: str = "text-embedding-3-small"
+    embedding_base_url: str = "https://api.openai.com/v1"
+    embedding_api_key_env: str = "OPENAI_API_KEY"
+    embedding_dimensions: int = Field(default=1536, ge=1)
+    query_embedding_timeout_s: float = Field(default=2.0, gt=0)
+
     @field_validator("weights")
     @classmethod
     def _known_signals(cls, value: dict[str, float]) -> dict[str, float]:

@@ -33,6 +33,7 @@ from schemaseek.glossary import Glossary
 from schemaseek.graph import SchemaGraph
 from schemaseek.pipeline import IndexParts, Mode, build_pins, search
 from schemaseek.rerank import Reranker
+from schemaseek.rerankers.factory import reranker_from_settings
 from schemaseek.signals.feedback import FeedbackSignal
 from schemaseek.signals.glossary import GlossaryMatcher
 from schemaseek.signals.graph import GraphSignals
@@ -99,7 +100,8 @@ class SchemaIndex:
         settings: SearchSettings | None = None,
         reranker: Reranker | None = None,
     ) -> None:
-        """``provider=None`` builds a keyword + glossary index only (always degraded)."""
+        """``provider=None`` builds a keyword + glossary index only (always degraded);
+        ``reranker=None`` uses the one ``settings.reranker`` names (default: none)."""
         self.settings = settings or SearchSettings()
         self.glossary = glossary or Glossary()
         self.sources: list[SourceSchema] = list(sources)
@@ -113,7 +115,9 @@ class SchemaIndex:
                 maxsize=self.settings.query_cache_size,
                 ttl=self.settings.query_cache_ttl_s,
             )
-        self._reranker = reranker
+        self._reranker = (
+            reranker if reranker is not None else reranker_from_settings(self.settings, provider)
+        )
         self._parts: IndexParts | None = None
         self._lock = threading.RLock()
         self._feedback: FeedbackSignal | None = None
@@ -297,6 +301,11 @@ class SchemaIndex:
     @property
     def built(self) -> bool:
         return self._parts is not None
+
+    @property
+    def query_embedder(self) -> EmbeddingProvider | None:
+        """The cached query embedder (``None`` without a model); batch callers may prime it."""
+        return self._embedder
 
     @property
     def degraded(self) -> bool:

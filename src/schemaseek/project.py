@@ -5,13 +5,17 @@
     [[sources]]
     name = "api"
     type = "graphql"
-    sdl = "schema.graphql"          # or: introspection = "introspection.json"
+    sdl = "schema.graphql"          # or: introspection = "introspection.json",
+                                    # or: url = "https://api.example.com/graphql"
+    headers = {Authorization = "env:API_TOKEN"}   # for url; env:VAR reads the environment
 
     [[sources]]
     name = "warehouse"
     type = "sql"
     url = "postgresql+psycopg://reader@db/analytics"
     schemas = ["public", "sales"]
+    allow = ["sales."]              # table id prefixes, or "re:<regex>"
+    block = ["re:_backup$"]         # added to the default scratch-name blocklist
 
     [search]
     rrf_k = 25
@@ -41,12 +45,16 @@ class SourceConfig(BaseModel):
     introspection: str | None = None
     url: str | None = None
     schemas: tuple[str, ...] = ()
+    headers: dict[str, str] = {}
+    allow: tuple[str, ...] = ()
+    block: tuple[str, ...] = ()
 
     @model_validator(mode="after")
     def _one_location(self) -> SourceConfig:
-        if self.type == "graphql" and (self.sdl is None) == (self.introspection is None):
+        given = [self.sdl, self.introspection, self.url]
+        if self.type == "graphql" and sum(g is not None for g in given) != 1:
             raise ValueError(
-                f"graphql source {self.name!r} needs exactly one of sdl, introspection"
+                f"graphql source {self.name!r} needs exactly one of sdl, introspection, url"
             )
         if self.type == "sql" and not self.url:
             raise ValueError(f"sql source {self.name!r} needs url")

@@ -1,14 +1,11 @@
-"""The rerank stage's protocol. With no reranker configured the stage passes hits through."""
+"""The rerank stage's protocol. With no reranker configured the stage passes hits through.
+
+The protocol lives in :mod:`schemaseek.rerankers.base`, next to the implementations in
+:mod:`schemaseek.rerankers`; it is re-exported here for existing imports.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from schemaseek.rerankers.base import Reranker
 
-from schemaseek.documents import Document
-
-
-class Reranker(Protocol):
-    """Re-scores fused candidates jointly with the question; returns ``(id, score)`` best first."""
-
-    def rerank(self, query: str, candidates: Sequence[Document]) -> list[tuple[str, float]]: ...
+__all__ = ["Reranker"]

@@ -25,8 +25,8 @@ def test_options_are_passed() -> None:
 
 
 def test_unknown_name_lists_valid_ones() -> None:
-    assert provider_names() == ["onnx"]
-    with pytest.raises(ConfigError, match="valid names: onnx"):
+    assert provider_names() == ["onnx", "openai"]
+    with pytest.raises(ConfigError, match="valid names: onnx, openai"):
         create_provider("word2vec")
 
 

@@ -1,7 +1,9 @@
 """On-disk cache of document embeddings for tests that need many real vectors.
 
-Files live under ``<repo>/.cache/test-embeddings/`` (gitignored), named by the SHA-256 of the
-model id and the exact texts, so a change to either misses the cache. Writes are atomic:
+Files live under ``$SCHEMASEEK_CACHE_DIR/test-embeddings/`` (default
+``~/.cache/schemaseek``, outside the checkout so that fresh clones on the same machine — CI —
+reuse them), named by the SHA-256 of the model id and the exact texts, so a change to either
+misses the cache. Writes are atomic:
 a temporary file in the same folder, then :func:`os.replace`.
 """
 
@@ -15,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-CACHE_DIR = Path(__file__).resolve().parents[2] / ".cache" / "test-embeddings"
+CACHE_ROOT = Path(os.environ.get("SCHEMASEEK_CACHE_DIR", "~/.cache/schemaseek")).expanduser()
+CACHE_DIR = CACHE_ROOT / "test-embeddings"
 
 
 def cache_key(texts: list[str], model_id: str) -> str:

@@ -71,7 +71,7 @@ def _docs(schema: SourceSchema) -> dict[str, Document]:
 
 @pytest.fixture()
 def shop(tmp_path: Path) -> SourceSchema:
-    return load_sql(f"sqlite:///{_database(tmp_path, DDL)}")
+    return load_sql(f"sqlite:///{_database(tmp_path, DDL)}", documents="single")
 
 
 def test_tables_views_and_ids(shop: SourceSchema) -> None:
@@ -140,7 +140,9 @@ def test_hash_ignores_table_order_but_not_columns(tmp_path: Path) -> None:
 def test_wide_table_members_are_bounded(tmp_path: Path) -> None:
     lines = [f"    c{i} INTEGER, -- column {i}" for i in range(69)] + ["    c69 INTEGER"]
     statement = "CREATE TABLE wide (\n" + "\n".join(lines) + "\n);"
-    schema = load_sql(f"sqlite:///{_database(tmp_path, [statement], 'wide.db')}")
+    schema = load_sql(
+        f"sqlite:///{_database(tmp_path, [statement], 'wide.db')}", documents="single"
+    )
     members = schema.documents[0].members
     assert len(members) == 70
     assert members[0] == "c0 INTEGER — column 0"
@@ -184,7 +186,7 @@ def demo_engine() -> Iterator[sqlalchemy.Engine]:
 
 
 def test_demo_catalog(demo_engine: sqlalchemy.Engine) -> None:
-    demo = load_sql("sqlite://", "music_db", engine=demo_engine)
+    demo = load_sql("sqlite://", "music_db", engine=demo_engine, documents="single")
     docs = _docs(demo)
     assert demo.name == "music_db"
     assert len(docs) >= 25
@@ -243,7 +245,7 @@ def test_in_memory_default_name() -> None:
     engine = sqlalchemy.create_engine("sqlite://", poolclass=StaticPool)
     with engine.begin() as conn:
         conn.exec_driver_sql("CREATE TABLE t (\n    -- A table.\n    a INTEGER -- A.\n)")
-    schema = load_sql("sqlite://", engine=engine)
+    schema = load_sql("sqlite://", engine=engine, documents="single")
     engine.dispose()
     assert schema.name == "sqlite"
     assert schema.documents[0].description == "A table."
@@ -262,7 +264,7 @@ def test_attached_schema_is_qualified(tmp_path: Path) -> None:
         return conn
 
     engine = sqlalchemy.create_engine("sqlite://", creator=connect, poolclass=StaticPool)
-    schema = load_sql("sqlite://", "shop", ["main", "other"], engine=engine)
+    schema = load_sql("sqlite://", "shop", ["main", "other"], engine=engine, documents="single")
     engine.dispose()
     docs = _docs(schema)
     assert set(docs) == {"customer", "other.warehouse", "other.stock_move"}

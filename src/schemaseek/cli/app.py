@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from schemaseek.cli.eval_command import eval_command
+from schemaseek.cli.mcp_command import mcp_command
 from schemaseek.cli.options import SourceOptions, resolve
 from schemaseek.cli.output import (
     build_progress,
@@ -19,6 +20,12 @@ from schemaseek.cli.output import (
     report_dict,
     stderr,
     stdout,
+)
+from schemaseek.cli.snapshot_command import (
+    SnapshotDirOpt,
+    index_with_snapshots,
+    search_index,
+    snapshot_app,
 )
 from schemaseek.documents import DocKind
 from schemaseek.errors import SchemaSeekError
@@ -33,6 +40,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command(name="eval")(eval_command)
+app.command(name="mcp")(mcp_command)
+app.add_typer(snapshot_app, name="snapshot")
 
 Demo = Annotated[bool, typer.Option("--demo", help="Use the embedded music-company demo.")]
 Sdl = Annotated[Path | None, typer.Option("--sdl", help="GraphQL SDL file.", exists=True)]
@@ -48,6 +57,21 @@ SchemaOpt = Annotated[
 Config = Annotated[
     Path | None, typer.Option("--config", help="schemaseek.toml with several sources.")
 ]
+GraphqlUrl = Annotated[
+    str | None, typer.Option("--graphql-url", help="Live GraphQL endpoint to introspect.")
+]
+HeaderOpt = Annotated[
+    list[str] | None,
+    typer.Option("--header", help="'Name: value' for --graphql-url; value env:VAR reads VAR."),
+]
+AllowOpt = Annotated[
+    list[str] | None,
+    typer.Option("--allow", help="Only tables whose id starts so, or matches re:REGEX."),
+]
+BlockOpt = Annotated[
+    list[str] | None,
+    typer.Option("--block", help="Skip tables whose id starts so, or matches re:REGEX."),
+]
 GlossaryOpt = Annotated[Path | None, typer.Option("--glossary", help="Glossary JSON file.")]
 NoGlossary = Annotated[bool, typer.Option("--no-glossary", help="Use no glossary at all.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
@@ -62,8 +86,17 @@ def _options(
     config: Path | None,
     glossary: Path | None,
     no_glossary: bool,
+    *,
+    graphql_url: str | None = None,
+    header: list[str] | None = None,
+    allow: list[str] | None = None,
+    block: list[str] | None = None,
 ) -> SourceOptions:
     return SourceOptions(
+        graphql_url=graphql_url,
+        headers=tuple(header or ()),
+        allow=tuple(allow or ()),
+        block=tuple(block or ()),
         demo=demo,
         sdl=sdl,
         introspection=introspection,
@@ -93,6 +126,10 @@ def search(
     introspection: Introspection = None,
     database_url: DatabaseUrl = None,
     schema: SchemaOpt = None,
+    allow: AllowOpt = None,
+    block: BlockOpt = None,
+    graphql_url: GraphqlUrl = None,
+    header: HeaderOpt = None,
     config: Config = None,
     glossary: GlossaryOpt = None,
     no_glossary: NoGlossary = False,
@@ -103,6 +140,7 @@ def search(
     mode: Annotated[str, typer.Option("--mode", help="hybrid, keyword or vector.")] = "hybrid",
     explain: Annotated[bool, typer.Option("--explain", help="Show why each hit matched.")] = False,
     json_out: JsonOpt = False,
+    snapshot_dir: SnapshotDirOpt = None,
 ) -> None:
     """Answer a question with ranked schema items.
 
@@ -111,9 +149,13 @@ def search(
     if mode not in MODES:
         raise SchemaSeekError(f"--mode must be one of {', '.join(MODES)}")
     options = _options(
-        demo, sdl, introspection, database_url, schema, config, glossary, no_glossary
-    )
-    index, _label = _build(options, progress=not json_out)
+        demo, sdl, introspection, database_url, schema, config, glossary, no_glossary,
+        graphql_url=graphql_url, header=header, allow=allow, block=block,
+    )  # fmt: skip
+    if snapshot_dir is not None:
+        index = search_index(resolve(options), snapshot_dir)
+    else:
+        index, _label = _build(options, progress=not json_out)
     response = index.search(question, limit=limit, mode=mode, kinds=kind or ())
     if json_out:
         print_json(response.to_dict(explain=True))
@@ -128,19 +170,29 @@ def index(
     introspection: Introspection = None,
     database_url: DatabaseUrl = None,
     schema: SchemaOpt = None,
+    allow: AllowOpt = None,
+    block: BlockOpt = None,
+    graphql_url: GraphqlUrl = None,
+    header: HeaderOpt = None,
     config: Config = None,
     glossary: GlossaryOpt = None,
     no_glossary: NoGlossary = False,
     json_out: JsonOpt = False,
+    snapshot_dir: SnapshotDirOpt = None,
 ) -> None:
-    """Build the index of a source and print a summary.
+    """Build the index of a source and print a summary (with --snapshot-dir: one line per
+    source, reusing and saving snapshot generations).
 
     Example: schemaseek index --sdl schema.graphql --json
     """
     options = _options(
-        demo, sdl, introspection, database_url, schema, config, glossary, no_glossary
-    )
+        demo, sdl, introspection, database_url, schema, config, glossary, no_glossary,
+        graphql_url=graphql_url, header=header, allow=allow, block=block,
+    )  # fmt: skip
     selection = resolve(options)
+    if snapshot_dir is not None:
+        index_with_snapshots(selection, snapshot_dir, json_out)
+        return
     built = SchemaIndex(selection.sources, glossary=selection.glossary, settings=selection.settings)
     with build_progress(not json_out) as update:
         report = built.build(update)

@@ -24,6 +24,10 @@ class SourceOptions:
     database_url: str | None = None
     schemas: tuple[str, ...] = ()
     config: Path | None = None
+    graphql_url: str | None = None
+    headers: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
+    block: tuple[str, ...] = ()
     glossary: Path | None = None
     no_glossary: bool = False
 
@@ -47,12 +51,17 @@ def resolve(options: SourceOptions) -> Selection:
             ("--sdl", options.sdl is not None),
             ("--introspection", options.introspection is not None),
             ("--database-url", options.database_url is not None),
+            ("--graphql-url", options.graphql_url is not None),
             ("--config", options.config is not None),
         )
         if given
     ]
     if len(chosen) > 1:
         raise ConfigError(f"choose one source option, not {' and '.join(chosen)}")
+    if options.headers and options.graphql_url is None:
+        raise ConfigError("--header applies to --graphql-url only")
+    if (options.allow or options.block) and options.database_url is None:
+        raise ConfigError("--allow and --block apply to --database-url only")
     config = options.config
     if not chosen and DEFAULT_CONFIG.exists():
         config = DEFAULT_CONFIG
@@ -86,10 +95,20 @@ def _single_source(options: SourceOptions) -> tuple[str, list[SourceSchema]]:
 
         path = options.introspection
         return str(path), [load_introspection(path, path.stem)]
+    if options.graphql_url is not None:
+        from schemaseek.sources.introspect import load_url
+
+        schema = load_url(options.graphql_url, headers=options.headers)
+        return schema.raw["url"], [schema]
     from schemaseek.sources.sql import load_sql
 
     assert options.database_url is not None
-    schema = load_sql(options.database_url, schemas=options.schemas or None)
+    schema = load_sql(
+        options.database_url,
+        schemas=options.schemas or None,
+        allow=options.allow,
+        block=options.block,
+    )
     return schema.name, [schema]
 
 
@@ -102,6 +121,10 @@ def _from_config(path: Path) -> tuple[str, list[SourceSchema], Glossary, SearchS
 
             if src.sdl is not None:
                 sources.append(load_sdl(project.path(src.sdl), src.name))
+            elif src.url is not None:
+                from schemaseek.sources.introspect import load_url
+
+                sources.append(load_url(src.url, src.name, headers=src.headers))
             else:
                 assert src.introspection is not None
                 sources.append(load_introspection(project.path(src.introspection), src.name))
@@ -109,7 +132,9 @@ def _from_config(path: Path) -> tuple[str, list[SourceSchema], Glossary, SearchS
             from schemaseek.sources.sql import load_sql
 
             assert src.url is not None
-            sources.append(load_sql(src.url, src.name, src.schemas or None))
+            sources.append(
+                load_sql(src.url, src.name, src.schemas or None, allow=src.allow, block=src.block)
+            )
     glossary = load_glossary(project.path(project.glossary)) if project.glossary else Glossary()
     try:
         settings = SearchSettings(**project.search)

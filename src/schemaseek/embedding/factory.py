@@ -15,7 +15,13 @@ def _onnx(**options: Any) -> EmbeddingProvider:
     return OnnxEmbeddingProvider(**options)
 
 
-_BACKENDS: dict[str, Callable[..., EmbeddingProvider]] = {"onnx": _onnx}
+def _openai(**options: Any) -> EmbeddingProvider:
+    from schemaseek.embedding.openai_compat import OpenAICompatibleProvider
+
+    return OpenAICompatibleProvider(**options)
+
+
+_BACKENDS: dict[str, Callable[..., EmbeddingProvider]] = {"onnx": _onnx, "openai": _openai}
 
 
 def provider_names() -> list[str]:
@@ -27,7 +33,10 @@ def create_provider(name: str = "onnx", **options: Any) -> EmbeddingProvider:
     """Build the embedding provider called ``name`` with keyword ``options``.
 
     ``"onnx"`` is the local all-MiniLM-L6-v2 model (options: those of
-    :class:`~schemaseek.embedding.onnx.OnnxEmbeddingProvider`). Nothing is loaded here.
+    :class:`~schemaseek.embedding.onnx.OnnxEmbeddingProvider`). ``"openai"`` is any
+    OpenAI-compatible ``/v1/embeddings`` server (options: those of
+    :class:`~schemaseek.embedding.openai_compat.OpenAICompatibleProvider`). Nothing is loaded
+    or requested here.
 
     Raises:
         ConfigError: unknown ``name`` (the message lists the valid ones) or unknown options.

@@ -172,6 +172,24 @@ class OnnxEmbeddingProvider:
         vector: Vectors = self._run(session, [encoding])[0]
         return vector
 
+    def token_vectors(
+        self, texts: Sequence[str], *, query: bool = False, bulk: bool = False
+    ) -> list[Vectors]:
+        """Each text's ``last_hidden_state`` rows, ``(tokens, dimensions)`` float32, not
+        normalised, special tokens and padding dropped (for late-interaction reranking).
+
+        ``query=True`` prepends ``query_prefix``. All texts go in one model run, padded to the
+        longest, on the single-threaded query session (``bulk=True``: the bulk session).
+        """
+        if not texts:
+            return []
+        session = self._ensure_bulk() if bulk else self._ensure_loaded()
+        prefix = self.query_prefix if query else ""
+        encodings = self._tokenizer.encode_batch([prefix + text for text in texts])
+        hidden, _ = self._forward(session, encodings)
+        keep = [np.asarray(e.special_tokens_mask, dtype=bool) == 0 for e in encodings]
+        return [np.ascontiguousarray(hidden[row, : len(k)][k]) for row, k in enumerate(keep)]
+
     # -- loading -----------------------------------------------------------------------------
 
     def _ensure_loaded(self) -> Any:
@@ -267,7 +285,15 @@ class OnnxEmbeddingProvider:
     # -- inference ---------------------------------------------------------------------------
 
     def _run(self, session: Any, encodings: Sequence[Any]) -> Vectors:
-        """Pad ``encodings`` to their longest, run the model, mean-pool and normalise."""
+        """Run the model on ``encodings``, mean-pool its token vectors and normalise."""
+        hidden, mask = self._forward(session, encodings)
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return np.ascontiguousarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
+
+    def _forward(self, session: Any, encodings: Sequence[Any]) -> tuple[Vectors, _Ids]:
+        """Pad ``encodings`` to their longest; return ``last_hidden_state`` and the mask."""
         width = max(len(e.ids) for e in encodings)
         ids: _Ids = np.zeros((len(encodings), width), dtype=np.int64)
         mask: _Ids = np.zeros_like(ids)
@@ -287,7 +313,4 @@ class OnnxEmbeddingProvider:
                 f"{self._model_path} outputs shape {hidden.shape}, expected (batch, tokens, "
                 f"{self._dimensions}): wrong dimensions for model {self._model_id!r}"
             )
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return np.ascontiguousarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
+        return hidden, mask

@@ -76,14 +76,14 @@ def signature(doc: Document) -> str:
 
 
 def type_fields(index: SchemaIndex, doc: Document) -> list[Document]:
-    """The field documents of a GraphQL type: schema order first, then any beyond the members cap."""
+    """A GraphQL type's field documents: schema order, then those beyond the members cap."""
     found = [d for m in doc.members if (d := index.get(f"{doc.id}.{m}")) is not None]
     if doc.data.get("member_count", 0) > len(doc.members):
         seen = {d.id for d in found}
         for other, relation, direction in index.graph.neighbors(doc.id):
-            if relation == "member" and direction == "out" and other not in seen:
-                if (field := index.get(other)) is not None:
-                    found.append(field)
+            field = index.get(other) if relation == "member" and direction == "out" else None
+            if field is not None and other not in seen:
+                found.append(field)
     return found
 
 

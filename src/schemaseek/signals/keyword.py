@@ -35,7 +35,7 @@ from __future__ import annotations
 import bisect
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import tantivy
@@ -131,6 +131,9 @@ class KeywordIndex:
         self._next_key = 0
         # id -> (integer key, the four fields' analysed text joined by spaces)
         self._entries: dict[str, tuple[int, tuple[str, ...]]] = {}
+        # entries restored from a snapshot read their texts lazily (snapshots.signal_state)
+        self._unloaded: set[str] = set()
+        self._texts_of: Callable[[str], tuple[str, ...]] | None = None
         self._id_of: dict[int, str] = {}
         self._stale = 0  # deleted documents possibly still counted in tantivy's statistics
         self._term_refs: dict[str, int] = {}  # documents containing the term, any field
@@ -197,6 +200,7 @@ class KeywordIndex:
         if found is None:
             return False
         key, texts = found
+        texts = self._resolve(doc_id, texts)
         del self._id_of[key]
         self._writer.delete_documents_by_term("key", key)
         self._stale += 1
@@ -208,6 +212,16 @@ class KeywordIndex:
                 del self._term_refs[term]
                 touched.add(term)
         return True
+
+    def _resolve(self, doc_id: str, texts: tuple[str, ...]) -> tuple[str, ...]:
+        """The analysed texts of an entry, read now if they were left unloaded."""
+        if doc_id in self._unloaded and self._texts_of is not None:
+            texts = self._texts_of(doc_id)
+            self._unloaded.discard(doc_id)
+            entry = self._entries.get(doc_id)
+            if entry is not None:  # still indexed (a rebuild): keep the texts
+                self._entries[doc_id] = (entry[0], texts)
+        return texts
 
     def _commit_locked(self, touched: set[str]) -> None:
         """Commit (or rebuild, when deletions would skew the statistics) and reload the
@@ -237,6 +251,7 @@ class KeywordIndex:
         index = tantivy.Index(self._schema)
         writer = index.writer(heap_size=_WRITER_HEAP_BYTES, num_threads=1)
         for doc_id, (key, texts) in self._entries.items():
+            texts = self._resolve(doc_id, texts)
             writer.add_document(self._tantivy_document(doc_id, key, texts))
         writer.commit()
         index.reload()

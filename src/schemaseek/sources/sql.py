@@ -1,10 +1,30 @@
 """SQL source: a database catalog read through SQLAlchemy's inspector → table documents and FKs.
 
-One ``SQL_TABLE`` document per table and view. Its id is the fully qualified name: the bare
-table name for SQLite's ``main`` schema (``other.table`` for attached databases), and
-``schema.table`` elsewhere, the default schema included (``public.orders`` on PostgreSQL).
-Declared foreign keys become ``foreignKey`` edges, referencing table → referenced table, with
-``data = {"columns", "ref_columns", "inferred": False, "name"}``.
+Backends: PostgreSQL (``postgresql+psycopg://``, extra ``postgres``), MariaDB/MySQL
+(``mysql+pymysql://``, extra ``mysql``), SQLite, DuckDB (``duckdb://``, extra ``duckdb``, read
+from DuckDB's own catalog functions) and Snowflake (``snowflake://``, extra ``snowflake``; for
+incremental polling see :mod:`schemaseek.sources.snowflake`).
+
+**Ids.** A table's id is its qualified name: the bare table name for SQLite's ``main`` schema
+(``other.table`` for attached databases), ``schema.table`` elsewhere, the default schema
+included (``public.orders`` on PostgreSQL, ``shop.orders`` on MariaDB where the schema is the
+database), ``database.schema.table`` for tables of attached DuckDB databases.
+
+**Which tables.** ``schemas`` lists the schemas to read (default: the default schema).
+``allow`` / ``block`` filter table ids by prefix or ``re:`` regex, the blocklist winning, on
+top of the default scratch-name blocklist (:mod:`schemaseek.sources.filters`); filtered tables
+are never reflected.
+
+**Documents.** ``documents="bounded"`` (default) builds a few documents per table — identity,
+column facets, relationships (:mod:`schemaseek.sources.bounded`); ``documents="single"`` builds
+one ``SQL_TABLE`` document per table whose members are "name type — description" for the first
+:data:`MAX_DESCRIBED_COLUMNS` columns, then bare names.
+
+**Edges.** Declared foreign keys become ``foreignKey`` edges, referencing table → referenced
+table, with ``data = {"columns", "ref_columns", "inferred": False, "name"}``. With
+``infer="auto"`` (default), a catalog that declares no foreign key at all gets edges inferred
+from ``<X>_ID`` column names instead (:mod:`schemaseek.sources.inferred`, ``data["inferred"]``
+True); ``infer=True`` adds inferred edges for columns no declared key covers, ``False`` never.
 
 **SQLite descriptions.** SQLite has no ``COMMENT`` syntax, so schemaseek reads comments from the
 ``CREATE`` statement that SQLite keeps verbatim in ``sqlite_master.sql``:
@@ -16,37 +36,47 @@ Declared foreign keys become ``foreignKey`` edges, referencing table → referen
 
 They apply only where the inspector reports no comment. The embedded demo uses this layout.
 
-**Seam for inferred joins.** Only declared keys are read here (:func:`foreign_key_edges`).
-Edges inferred from ``<X>_ID`` column names belong to a separate pass over
-``SourceSchema.raw["tables"]`` (per table: ``id``, ``name``, ``schema``, ``columns``,
-``primary_key``, ``foreign_keys``) that adds ``foreignKey`` edges with ``data["inferred"] = True``.
-
-Connection strings may hold passwords: errors only show the URL with the password hidden.
+**Secrets.** Connection strings may hold passwords: errors, logs and ``SourceSchema.raw`` only
+ever show the URL redacted (:mod:`schemaseek.sources.redact`); the schema hash covers the
+catalog only.
 """
 
 from __future__ import annotations
 
-import contextlib
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import sqlalchemy
-from sqlalchemy import URL, Connection, Engine
-from sqlalchemy.engine.reflection import ObjectKind
-from sqlalchemy.exc import ArgumentError, CompileError, NoSuchModuleError, SQLAlchemyError
-from sqlalchemy.types import NullType, TypeEngine
+from sqlalchemy import URL, Engine
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
 from schemaseek.documents import DocKind, Document
-from schemaseek.errors import MissingExtraError, SourceError
+from schemaseek.errors import ConfigError, MissingExtraError, SourceError
 from schemaseek.sources.base import Edge, SourceSchema, stable_hash
+from schemaseek.sources.bounded import bounded_documents
+from schemaseek.sources.filters import TableFilter
+from schemaseek.sources.inferred import infer_foreign_keys
+from schemaseek.sources.redact import Secrets, redact_url, redacting_loggers
+from schemaseek.sources.reflect import parse_sqlite_comments, reflect_schema
 
-__all__ = ["MAX_DESCRIBED_COLUMNS", "foreign_key_edges", "load_sql", "parse_sqlite_comments"]
+__all__ = [
+    "MAX_DESCRIBED_COLUMNS",
+    "DocumentMode",
+    "InferMode",
+    "build_sql_schema",
+    "foreign_key_edges",
+    "load_sql",
+    "parse_sqlite_comments",
+    "table_signature",
+]
 
 MAX_DESCRIBED_COLUMNS = 64
-"""Members carry "name type — description" for this many columns, then bare column names."""
+"""Single documents carry "name type — description" for this many columns, then bare names."""
+
+DocumentMode = Literal["bounded", "single"]
+InferMode = Literal["auto"] | bool
 
 # backend → (package to install, schemaseek extra that installs it)
 _EXTRAS = {
@@ -56,8 +86,6 @@ _EXTRAS = {
     "duckdb": ("duckdb-engine", "duckdb"),
     "snowflake": ("snowflake-sqlalchemy", "snowflake"),
 }
-_CONSTRAINT_WORDS = {"CONSTRAINT", "PRIMARY", "FOREIGN", "UNIQUE", "CHECK"}
-_IDENT = re.compile(r'\s*(?:"((?:[^"]|"")+)"|\[([^\]]+)\]|`([^`]+)`|([A-Za-z_][\w$]*))')
 
 
 def load_sql(
@@ -66,6 +94,11 @@ def load_sql(
     schemas: Sequence[str] | None = None,
     *,
     engine: Engine | None = None,
+    allow: Iterable[str] = (),
+    block: Iterable[str] = (),
+    default_block: bool = True,
+    documents: DocumentMode = "bounded",
+    infer: InferMode = "auto",
 ) -> SourceSchema:
     """Read the tables and views of ``schemas`` (default: the default schema) of a database.
 
@@ -73,28 +106,58 @@ def load_sql(
     created from ``url`` and disposed of afterwards. A missing driver raises
     :class:`MissingExtraError`; anything else that fails raises :class:`SourceError`.
     """
-    parsed = engine.url if engine is not None else _parse_url(url)
-    safe = parsed.render_as_string(hide_password=True)
+    table_filter = TableFilter.create(allow, block, default_block)
+    secrets = Secrets()
+    parsed = engine.url if engine is not None else _parse_url(url, secrets)
+    secrets.add_url(parsed)
+    safe = redact_url(parsed)
     owned = engine is None
-    active = engine if engine is not None else _create_engine(parsed, safe)
-    try:
-        with active.connect() as conn:
-            wanted: Sequence[str | None] = schemas or [None]
-            tables = [t for schema in wanted for t in _reflect(conn, schema)]
-        _resolve_references(tables)
-    except SQLAlchemyError as exc:
-        raise SourceError(f"cannot read the catalog of {safe}: {_scrub(str(exc), parsed)}") from exc
-    finally:
-        if owned:
-            active.dispose()
-    name = source or _default_name(parsed)
+    with redacting_loggers(secrets):
+        active = engine if engine is not None else _create_engine(parsed, safe, secrets)
+        try:
+            with active.connect() as conn:
+                wanted: Sequence[str | None] = schemas or [None]
+                tables = [t for s in wanted for t in reflect_schema(conn, s, table_filter)]
+            _resolve_references(tables)
+        except SQLAlchemyError as exc:
+            raise SourceError(
+                f"cannot read the catalog of {safe}: {secrets.scrub(str(exc))}"
+            ) from None
+        finally:
+            if owned:
+                active.dispose()
+    schema = build_sql_schema(
+        tables, source or _default_name(parsed), documents=documents, infer=infer
+    )
+    schema.raw["url"] = safe
+    return schema
+
+
+def build_sql_schema(
+    tables: list[dict[str, Any]],
+    source: str,
+    *,
+    documents: DocumentMode = "bounded",
+    infer: InferMode = "auto",
+) -> SourceSchema:
+    """Documents, edges and hash from reflected tables (any loader's ``raw["tables"]``)."""
+    if documents not in ("bounded", "single"):
+        raise ConfigError(f"documents must be 'bounded' or 'single', not {documents!r}")
+    edges = foreign_key_edges(tables)
+    if infer is True or (infer == "auto" and not any(t["foreign_keys"] for t in tables)):
+        edges += infer_foreign_keys(tables)
+    docs = (
+        bounded_documents(tables, source, edges)
+        if documents == "bounded"
+        else [_document(t, source) for t in tables]
+    )
     return SourceSchema(
-        name=name,
+        name=source,
         kind="sql",
-        documents=[_document(t, name) for t in tables],
-        edges=foreign_key_edges(tables),
-        schema_hash=stable_hash([_signature(t) for t in tables]),
-        raw={"tables": tables},
+        documents=docs,
+        edges=edges,
+        schema_hash=stable_hash([table_signature(t) for t in tables]),
+        raw={"tables": tables, "documents": documents},
     )
 
 
@@ -132,62 +195,15 @@ def _resolve_references(tables: list[dict[str, Any]]) -> None:
                 fk["ref_table"] = found[0]
 
 
-def parse_sqlite_comments(sql: str) -> tuple[str, dict[str, str]]:
-    """(table description, {column: description}) from a CREATE statement (module docstring)."""
-    lines = sql.splitlines()
-    is_view = bool(re.match(r"\s*CREATE\s+(TEMP\w*\s+)?VIEW\b", sql, re.IGNORECASE))
-    start = (
-        0
-        if is_view
-        else next((i for i, ln in enumerate(lines) if "(" in _split_comment(ln)[0]), -1)
-    )
-    if start < 0:
-        return "", {}
-    described: list[str] = []
-    columns: dict[str, str] = {}
-    in_header = True
-    for line in lines[start + 1 :]:
-        stripped = line.strip()
-        if in_header and (stripped.startswith("--") or not stripped):
-            if stripped:
-                described.append(stripped[2:].strip())
-            continue
-        in_header = False
-        if is_view:
-            break
-        code, comment = _split_comment(line)
-        match = _IDENT.match(code)
-        if comment and code.strip() and match:
-            bare = match.group(4)
-            if bare is None or bare.upper() not in _CONSTRAINT_WORDS:
-                name = next(g for g in match.groups() if g is not None).replace('""', '"')
-                columns[name] = comment
-    return " ".join(d for d in described if d), columns
-
-
-def _split_comment(line: str) -> tuple[str, str]:
-    """Split a line at the first ``--`` that is outside quotes and brackets."""
-    closing = {"'": "'", '"': '"', "`": "`", "[": "]"}
-    quote: str | None = None
-    for i, char in enumerate(line):
-        if quote is not None:
-            if char == quote:
-                quote = None
-        elif char in closing:
-            quote = closing[char]
-        elif line.startswith("--", i):
-            return line[:i], line[i + 2 :].strip()
-    return line, ""
-
-
-def _parse_url(url: str) -> URL:
+def _parse_url(url: str, secrets: Secrets) -> URL:
+    secrets.add_url(url)
     try:
         return sqlalchemy.make_url(url)
     except ArgumentError:
         raise SourceError("invalid database URL: it could not be parsed") from None
 
 
-def _create_engine(url: URL, safe: str) -> Engine:
+def _create_engine(url: URL, safe: str, secrets: Secrets) -> Engine:
     backend = url.get_backend_name()
     extra = _EXTRAS.get(backend)
     if url.drivername in ("mysql", "mariadb") and find_spec("MySQLdb") is None:
@@ -213,106 +229,12 @@ def _create_engine(url: URL, safe: str) -> Engine:
             raise SourceError(f"{safe}: no SQLAlchemy dialect for '{url.drivername}'") from exc
         raise MissingExtraError(extra[0], extra[1]) from exc
     except ArgumentError as exc:
-        raise SourceError(f"{safe}: invalid database URL: {_scrub(str(exc), url)}") from exc
-
-
-def _scrub(text: str, url: URL) -> str:
-    if url.password:
-        text = text.replace(str(url.password), "***")
-    return text
+        raise SourceError(f"{safe}: invalid database URL: {secrets.scrub(str(exc))}") from None
 
 
 def _default_name(url: URL) -> str:
     database = "" if url.database in (None, ":memory:") else str(url.database)
     return Path(database).stem or url.get_backend_name()
-
-
-def _reflect(conn: Connection, schema: str | None) -> list[dict[str, Any]]:
-    """Tables and views of one schema as plain dicts (the ``raw["tables"]`` entries)."""
-    inspector = sqlalchemy.inspect(conn)
-    dialect = conn.dialect
-    sqlite = dialect.name == "sqlite"
-    names = [(n, False) for n in inspector.get_table_names(schema)]
-    views = list(inspector.get_view_names(schema))
-    with contextlib.suppress(NotImplementedError):
-        views += inspector.get_materialized_view_names(schema)
-    names += [(n, True) for n in views]
-    kind = ObjectKind.ANY
-    columns = inspector.get_multi_columns(schema, kind=kind)
-    pks = _optional(lambda: inspector.get_multi_pk_constraint(schema, kind=kind))
-    fks = _optional(lambda: inspector.get_multi_foreign_keys(schema, kind=kind))
-    comments = _optional(lambda: inspector.get_multi_table_comment(schema, kind=kind))
-    notes = _sqlite_notes(conn, schema) if sqlite else {}
-    home = schema if sqlite else (schema or inspector.default_schema_name)
-
-    def qualify(table: str, in_schema: str | None) -> str:
-        if sqlite:
-            return table if in_schema in (None, "main") else f"{in_schema}.{table}"
-        return f"{in_schema}.{table}" if in_schema else table
-
-    tables: list[dict[str, Any]] = []
-    for name, is_view in sorted(names):
-        key = (schema, name)
-        table_note, column_notes = notes.get(name, ("", {}))
-        pk = list((pks.get(key) or {}).get("constrained_columns") or [])
-        cols = [
-            {
-                "name": c["name"],
-                "type": _type_name(c["type"], dialect),
-                "description": (c.get("comment") or column_notes.get(c["name"], "")).strip(),
-                "primary_key": c["name"] in pk,
-                "nullable": bool(c.get("nullable", True)),
-            }
-            for c in columns.get(key, [])
-        ]
-        foreign = [
-            {
-                "name": fk.get("name"),
-                "columns": list(fk["constrained_columns"]),
-                "ref_table": qualify(fk["referred_table"], fk.get("referred_schema") or home),
-                "ref_name": fk["referred_table"],
-                "ref_columns": list(fk["referred_columns"]),
-            }
-            for fk in fks.get(key, [])
-        ]
-        comment = (comments.get(key) or {}).get("text") or table_note
-        tables.append(
-            {
-                "id": qualify(name, home),
-                "name": name,
-                "schema": home,
-                "is_view": is_view,
-                "description": (comment or "").strip(),
-                "columns": cols,
-                "primary_key": pk,
-                "foreign_keys": foreign,
-            }
-        )
-    return tables
-
-
-def _optional(call: Callable[[], Mapping[Any, Any]]) -> dict[Any, Any]:
-    try:
-        return dict(call())
-    except NotImplementedError:
-        return {}
-
-
-def _sqlite_notes(conn: Connection, schema: str | None) -> dict[str, tuple[str, dict[str, str]]]:
-    master = "sqlite_master" if schema in (None, "main") else f'"{schema}".sqlite_master'
-    rows = conn.exec_driver_sql(
-        f"SELECT name, sql FROM {master} WHERE type IN ('table', 'view') AND sql IS NOT NULL"
-    )
-    return {str(name): parse_sqlite_comments(str(sql)) for name, sql in rows}
-
-
-def _type_name(type_: TypeEngine[Any], dialect: sqlalchemy.Dialect) -> str:
-    if isinstance(type_, NullType):
-        return ""
-    try:
-        return str(type_.compile(dialect=dialect))
-    except CompileError:
-        return type(type_).__name__.upper()
 
 
 def _document(table: dict[str, Any], source: str) -> Document:
@@ -335,13 +257,17 @@ def _document(table: dict[str, Any], source: str) -> Document:
     )
 
 
-def _signature(table: dict[str, Any]) -> str:
+def table_signature(table: dict[str, Any]) -> str:
     """One table's part of the schema hash (table order never matters, column order does)."""
     columns = ";".join(
-        f"{c['name']}:{c['type']}:{c['nullable']}:{c['description']}" for c in table["columns"]
+        f"{c['name']}:{c.get('type')}:{c.get('nullable')}:{c.get('description')}"
+        for c in table["columns"]
     )
     keys = sorted(
         f"{fk['columns']}->{fk['ref_table']}{fk['ref_columns']}" for fk in table["foreign_keys"]
     )
-    head = f"{table['id']}|{table['is_view']}|{table['description']}|{table['primary_key']}"
+    head = (
+        f"{table['id']}|{table.get('is_view')}|{table.get('description')}"
+        f"|{table.get('primary_key')}"
+    )
     return "|".join([head, columns, *keys])

@@ -1,0 +1,258 @@
+"""Snapshot-aware commands: ``index``/``search --snapshot-dir`` and the ``snapshot`` group.
+
+``--snapshot-dir`` takes a directory or ``s3://bucket/prefix`` (an S3-compatible endpoint comes
+from ``SCHEMASEEK_S3_ENDPOINT_URL``); without it, ``SCHEMASEEK_SNAPSHOT_DIR`` is used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from schemaseek.cli.options import Selection
+from schemaseek.cli.output import stdout
+from schemaseek.config import SearchSettings
+from schemaseek.engine import (
+    EngineReport,
+    SourceEngine,
+    breaker_config,
+    provider_from_settings,
+)
+from schemaseek.errors import ConfigError
+from schemaseek.glossary import Glossary
+from schemaseek.index import SchemaIndex
+from schemaseek.pipeline import IndexParts
+from schemaseek.signals.vector import VectorIndex
+from schemaseek.snapshots.manager import SnapshotManager
+from schemaseek.snapshots.manifest import SnapshotError
+from schemaseek.snapshots.retention import RetentionPolicy
+from schemaseek.snapshots.store import open_store
+from schemaseek.sources.base import SourceSchema
+
+__all__ = ["SnapshotDirOpt", "index_with_snapshots", "search_index", "snapshot_app"]
+
+SnapshotDirOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--snapshot-dir",
+        help="Snapshot store (directory or s3://bucket/prefix); default $SCHEMASEEK_SNAPSHOT_DIR.",
+    ),
+]
+SourceOpt = Annotated[str | None, typer.Option("--source", help="Only this source.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+snapshot_app = typer.Typer(help="List, verify and roll back snapshot generations.")
+
+
+def open_manager(location: str | None, settings: SearchSettings | None = None) -> SnapshotManager:
+    """The manager of ``location`` (or the configured snapshot directory)."""
+    settings = settings or SearchSettings()
+    where = location or settings.snapshot_dir
+    if not where:
+        raise ConfigError("give --snapshot-dir DIR (or set SCHEMASEEK_SNAPSHOT_DIR)")
+    store = open_store(where, s3_endpoint_url=os.environ.get("SCHEMASEEK_S3_ENDPOINT_URL"))
+    return SnapshotManager(
+        store, policy=RetentionPolicy(min_valid=settings.snapshot_min_generations)
+    )
+
+
+def _engines(selection: Selection, manager: SnapshotManager) -> list[SourceEngine]:
+    """One started engine per source (warm from the newest valid generation when possible)."""
+    settings = selection.settings
+    provider = provider_from_settings(settings)
+    engines = []
+    for schema in selection.sources:
+        engine = SourceEngine(
+            schema.name,
+            _constant(schema),
+            provider=provider,
+            glossary=glossary_for(selection.glossary, schema),
+            settings=settings,
+            snapshots=manager,
+            breaker=breaker_config(settings),
+        )
+        engine.init(wait=True)
+        engines.append(engine)
+    return engines
+
+
+def _constant(schema: SourceSchema) -> Callable[[], SourceSchema]:
+    return lambda: schema
+
+
+def glossary_for(glossary: Glossary, schema: SourceSchema) -> Glossary:
+    """The entries of ``glossary`` with their references narrowed to ``schema``'s items (by
+    id, name or lower-case name), so one source's engine does not warn about another's."""
+    known = {d.id for d in schema.documents}
+    known |= {d.name for d in schema.documents} | {d.name.lower() for d in schema.documents}
+
+    def here(ref: str) -> bool:
+        return ref in known or ref.lower() in known
+
+    entries = []
+    for entry in glossary.entries:
+        targets = tuple(r for r in entry.targets if here(r))
+        related = tuple(r for r in entry.related if here(r))
+        if targets or related:
+            prefer = entry.prefer if entry.prefer and here(entry.prefer) else None
+            update = {"targets": targets, "related": related, "prefer": prefer}
+            entries.append(entry.model_copy(update=update))
+    return Glossary(entries=tuple(entries))
+
+
+def index_with_snapshots(selection: Selection, location: str | None, json_out: bool) -> None:
+    """``index --snapshot-dir``: one line per source (JSON Lines with ``--json``)."""
+    manager = open_manager(location, selection.settings)
+    for engine in _engines(selection, manager):
+        report = engine.last_report or EngineReport(engine.name, 0, 0, 0)
+        engine.destroy()
+        if json_out:
+            sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False) + "\n")
+        else:
+            stdout.print(
+                f"[bold]{report.source}[/]: {report.documents} documents, {report.embedded} "
+                f"embedded, {report.reused} reused → generation {report.generation} "
+                f"in {report.took_s:.2f} s" + (f"  [red]{report.error}[/]" if report.error else "")
+            )
+
+
+def search_index(selection: Selection, location: str | None) -> SchemaIndex:
+    """``search --snapshot-dir``: the sources served from their newest valid generations (only
+    documents whose content changed since are embedded); several sources are merged into one
+    index reusing every stored vector."""
+    manager = open_manager(location, selection.settings)
+    engines = _engines(selection, manager)
+    if len(engines) == 1:
+        return engines[0].index
+    merged = SchemaIndex(
+        selection.sources,
+        glossary=selection.glossary,
+        provider=engines[0].provider,
+        settings=selection.settings,
+    )
+    merged._parts = _previous(engines, selection.settings)
+    merged.build()  # reuses the vectors of every unchanged document
+    for engine in engines:
+        engine.destroy()
+    return merged
+
+
+def _previous(engines: list[SourceEngine], settings: SearchSettings) -> IndexParts | None:
+    """Parts that offer the engines' documents and vectors for :meth:`SchemaIndex.build` to
+    reuse (vectors are copied, never recomputed)."""
+    first = engines[0].index._parts
+    if first is None or first.vector is None:
+        return None
+    documents = {}
+    vector = VectorIndex(first.vector.dimensions, exact_threshold=settings.exact_threshold)
+    for engine in engines:
+        parts = engine.index._parts
+        if parts is None or parts.vector is None or not parts.vectors_ready:
+            continue
+        ids = [d for d in parts.documents if d in parts.vector]
+        rows = [row for row in map(parts.vector.vector, ids) if row is not None]
+        if ids and len(rows) == len(ids):
+            vector.add(ids, rows)
+        documents.update({d: parts.documents[d] for d in ids})
+    return IndexParts(
+        documents=documents,
+        keyword=first.keyword,
+        vector=vector,
+        embedder=None,
+        matcher=None,
+        graph=first.graph,
+        pins={},
+        settings=settings,
+        vectors_ready=True,
+    )
+
+
+# -- snapshot list | verify | rollback ------------------------------------------------------
+
+
+def _print(rows: list[dict[str, Any]], json_out: bool, columns: list[str]) -> None:
+    if json_out:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+        return
+    for row in rows:
+        stdout.print("  ".join(f"{row.get(c)}" for c in columns), highlight=False)
+
+
+@snapshot_app.command("list")
+def list_command(
+    snapshot_dir: SnapshotDirOpt = None, source: SourceOpt = None, json_out: JsonOpt = False
+) -> None:
+    """List generations, newest first (manifests are read, files are not verified).
+
+    Example: schemaseek snapshot list --snapshot-dir .schemaseek/snapshots
+    """
+    manager = open_manager(snapshot_dir)
+    rows = []
+    for name in [source] if source else manager.sources():
+        for info in manager.generations(name):
+            manifest = info.manifest
+            rows.append(
+                {
+                    "source": name,
+                    "fingerprint": info.fingerprint,
+                    "generation": info.generation,
+                    "created_at": manifest.created_at if manifest else None,
+                    "documents": manifest.documents if manifest else None,
+                    "vectors": manifest.vectors if manifest else None,
+                    "bytes": manifest.total_bytes if manifest else None,
+                    "rolled_back_from": manifest.rolled_back_from if manifest else None,
+                    "status": "complete" if manifest else info.error,
+                }
+            )
+    _print(rows, json_out, ["source", "generation", "created_at", "documents", "status"])
+
+
+@snapshot_app.command("verify")
+def verify_command(
+    snapshot_dir: SnapshotDirOpt = None,
+    source: SourceOpt = None,
+    generation: Annotated[str | None, typer.Option("--generation", help="Only this one.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Check every file's size and SHA-256; exit code 1 when a generation is not loadable.
+
+    Example: schemaseek snapshot verify --snapshot-dir D --source music_api
+    """
+    manager = open_manager(snapshot_dir)
+    rows = []
+    for name in [source] if source else manager.sources():
+        for info in manager.generations(name):
+            if generation and info.generation != generation:
+                continue
+            try:
+                manager.verify(info)
+                status, ok = "valid", True
+            except SnapshotError as exc:
+                status, ok = f"invalid: {exc}", False
+            rows.append(
+                {"source": name, "generation": info.generation, "valid": ok, "status": status}
+            )
+    _print(rows, json_out, ["source", "generation", "status"])
+    if not all(r["valid"] for r in rows):
+        raise typer.Exit(1)
+
+
+@snapshot_app.command("rollback")
+def rollback_command(
+    source: Annotated[str, typer.Argument(help="The source.")],
+    generation: Annotated[str, typer.Argument(help="The generation to serve again.")],
+    snapshot_dir: SnapshotDirOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Make an older generation the newest (verified, then copied as a new generation).
+
+    Example: schemaseek snapshot rollback music_api 20260407T120000000000Z-ab12cd --snapshot-dir D
+    """
+    manifest = open_manager(snapshot_dir).rollback(source, generation)
+    row = {"source": source, "generation": manifest.generation, "rolled_back_from": generation}
+    _print([row], json_out, ["source", "generation", "rolled_back_from"])

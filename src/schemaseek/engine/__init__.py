@@ -1,0 +1,17 @@
+"""Engines: one per source, with snapshots, circuit breakers and a polling helper."""
+
+from __future__ import annotations
+
+from schemaseek.engine.core import EngineCancelled, EngineReport, EngineState, SourceEngine
+from schemaseek.engine.polling import Poller
+from schemaseek.engine.providers import breaker_config, provider_from_settings
+
+__all__ = [
+    "EngineCancelled",
+    "EngineReport",
+    "EngineState",
+    "Poller",
+    "SourceEngine",
+    "breaker_config",
+    "provider_from_settings",
+]

@@ -1,0 +1,428 @@
+"""One engine per source: ``init`` / ``refresh`` / ``search`` / ``destroy`` (spec 001 "Lifecycle").
+
+Start is two-phase. :meth:`SourceEngine.init` serves at once — from the newest valid snapshot
+generation when there is one (vectors included: state ``ready``), else from the live source's
+keyword and glossary signals (state ``degraded``) — and queues phase two on the engine's single
+worker thread: embed what has no vector yet (batch by batch, cancellable), then save a
+generation. Everything that changes the index runs on that one worker, so refreshes never
+overlap; a refresh requested while one is queued joins it. A refresh embeds before it touches
+anything: when the provider fails (or its circuit is open) the serving index stays as it was.
+
+Documents are re-embedded only when their content hash changed; a warm start with nothing
+changed makes no embedding call at all. The engine owns no timer: see
+:class:`~schemaseek.engine.polling.Poller`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from schemaseek import index_state
+from schemaseek.config import SearchSettings
+from schemaseek.documents import Document, SearchResponse
+from schemaseek.embedding.base import EmbeddingProvider, Vectors
+from schemaseek.embedding.breaker import BreakerConfig, BreakerProvider, BreakerState
+from schemaseek.errors import ConfigError, EmbeddingError, SchemaSeekError
+from schemaseek.glossary import Glossary
+from schemaseek.index import SchemaIndex
+from schemaseek.rerank import Reranker
+from schemaseek.signals.vector import VectorIndex
+from schemaseek.snapshots.fingerprint import fingerprint_of
+from schemaseek.snapshots.manager import SnapshotManager, VerifiedGeneration
+from schemaseek.snapshots.signal_state import GRAPH, restore_keyword
+from schemaseek.sources.base import SourceSchema
+
+__all__ = ["EngineCancelled", "EngineReport", "EngineState", "SourceEngine"]
+
+logger = logging.getLogger(__name__)
+
+
+class EngineState(StrEnum):
+    """Where an engine is; ``degraded`` serves keyword + glossary only."""
+
+    INITIALIZING = "initializing"
+    DEGRADED = "degraded"
+    READY = "ready"
+    FAILED = "failed"
+    DESTROYED = "destroyed"
+
+
+class EngineCancelled(SchemaSeekError):
+    """The engine was destroyed while this work was running."""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineReport:
+    """What one start or refresh did. ``error`` is set when it failed (the index then is
+    what it was before)."""
+
+    source: str
+    documents: int
+    embedded: int
+    reused: int
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    generation: str | None = None
+    took_s: float = 0.0
+    degraded: bool = False
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The CLI's ``index --json`` line."""
+        out: dict[str, Any] = {
+            "source": self.source,
+            "documents": self.documents,
+            "embedded": self.embedded,
+            "reused": self.reused,
+            "generation": self.generation,
+            "took_ms": round(self.took_s * 1000.0, 1),
+            "degraded": self.degraded,
+        }
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+class SourceEngine:
+    """Serves one source; see the module docstring.
+
+    Args:
+        name: the source's name (its snapshots live under it).
+        fetch: returns the live :class:`SourceSchema` (called at start and on each refresh).
+        provider: the embedding provider, or None for keyword + glossary only.
+        snapshots: where generations are loaded from and saved to (None: no persistence).
+        breaker: circuit thresholds for ``embed``; ``query_breaker`` for ``embed_query``
+            (default the same). ``breaker=None`` uses the provider unguarded.
+        embed_batch: documents per provider call; cancellation is checked between calls.
+        clock: monotonic clock for the breakers (tests).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        fetch: Callable[[], SourceSchema],
+        *,
+        provider: EmbeddingProvider | None,
+        glossary: Glossary | None = None,
+        settings: SearchSettings | None = None,
+        snapshots: SnapshotManager | None = None,
+        breaker: BreakerConfig | None = None,
+        query_breaker: BreakerConfig | None = None,
+        reranker: Reranker | None = None,
+        embed_batch: int = 256,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.name = name
+        self._fetch = fetch
+        self.breakers: BreakerProvider | None = None
+        if provider is not None and breaker is not None:
+            self.breakers = BreakerProvider(
+                provider, breaker, query_config=query_breaker, clock=clock
+            )
+            provider = self.breakers
+        self.provider = provider
+        self.fingerprint = fingerprint_of(provider) if provider is not None else None
+        self.snapshots = snapshots if provider is not None else None
+        self.index = SchemaIndex(
+            [], glossary=glossary, provider=provider, settings=settings, reranker=reranker
+        )
+        self.embed_batch = max(1, embed_batch)
+        self._worker = ThreadPoolExecutor(1, thread_name_prefix=f"engine-{name}")
+        self._tasks: list[Future[Any]] = []
+        self._cancel = threading.Event()
+        self._lock = threading.Lock()
+        self._failed = False
+        self._hashes: dict[str, str] = {}
+        self._schema_hash: str | None = None
+        self._pending: Future[EngineReport] | None = None
+        self._phase_two: Future[EngineReport] | None = None
+        self.generation: str | None = None
+        self.last_report: EngineReport | None = None
+
+    # -- state ----------------------------------------------------------------------------
+
+    @property
+    def state(self) -> EngineState:
+        """``ready`` only with vectors and a closed (or probing) query circuit."""
+        if self._cancel.is_set():
+            return EngineState.DESTROYED
+        if self._failed:
+            return EngineState.FAILED
+        parts = self.index._parts
+        if parts is None:
+            return EngineState.INITIALIZING
+        if self.provider is None or not parts.vectors_ready:
+            return EngineState.DEGRADED
+        if self.breakers is not None and self.breakers.query_breaker.state is BreakerState.OPEN:
+            return EngineState.DEGRADED
+        return EngineState.READY
+
+    def status(self) -> dict[str, Any]:
+        """State, counts, generation, circuits and the last report, for health endpoints."""
+        parts = self.index._parts
+        circuits = {}
+        if self.breakers is not None:
+            circuits = {
+                "embed": self.breakers.embed_breaker.state.value,
+                "embed_query": self.breakers.query_breaker.state.value,
+            }
+        last = self.last_report
+        return {
+            "source": self.name,
+            "state": self.state.value,
+            "documents": len(parts.documents) if parts else 0,
+            "vectors": len(parts.vector) if parts and parts.vector is not None else 0,
+            "generation": self.generation,
+            "circuits": circuits,
+            "last_report": last.to_dict() if last else None,
+        }
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def init(self, *, wait: bool = False) -> Future[EngineReport]:
+        """Start serving (phase one, in this call) and queue phase two; with ``wait``, block
+        until phase two is done. Raises when there is neither a snapshot nor a live source."""
+        if self.index._parts is not None or self._cancel.is_set():
+            raise ConfigError(f"engine {self.name!r} was already started")
+        started = time.perf_counter()
+        if self._load_snapshot():
+            future = self._submit(self._catch_up, started)
+        else:
+            try:
+                schema = self._fetch()
+                documents = index_state.build_lexical(self.index, schema)
+            except Exception:
+                self._failed = True
+                raise
+            self._hashes = {d: doc.content_hash() for d, doc in documents.items()}
+            future = self._submit(self._apply_logged, schema, started)
+        self._phase_two = future
+        if wait:
+            future.result()
+        return future
+
+    def refresh(self) -> Future[EngineReport]:
+        """Fetch the source and apply the diff, on the worker; a refresh requested while one
+        is queued returns that one's future."""
+        with self._lock:
+            if self._cancel.is_set():
+                raise EngineCancelled(f"engine {self.name!r} is destroyed")
+            if self._pending is not None:
+                return self._pending
+            future: Future[EngineReport] = Future()
+            self._pending = future
+        self._submit(self._run_refresh, future)
+        return future
+
+    def search(self, query: str, **options: Any) -> SearchResponse:
+        """Search the current index (see :meth:`SchemaIndex.search`)."""
+        if self.index._parts is None:
+            raise ConfigError(f"engine {self.name!r} is not started; call init() first")
+        return self.index.search(query, **options)
+
+    def destroy(self, timeout: float | None = None) -> bool:
+        """Cancel queued and running work and wait for it; True when it all ended in time."""
+        self._cancel.set()
+        with self._lock:
+            pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.cancel()
+        self._worker.shutdown(wait=False, cancel_futures=True)
+        _, running = wait(list(self._tasks), timeout=timeout)
+        return not running
+
+    # -- work (on the worker thread) ------------------------------------------------------
+
+    def _submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        future = self._worker.submit(fn, *args)
+        self._tasks = [t for t in self._tasks if not t.done()] + [future]
+        return future
+
+    def _run_refresh(self, future: Future[EngineReport]) -> None:
+        with self._lock:
+            if self._pending is future:
+                self._pending = None  # later requests queue a new refresh
+        if not future.set_running_or_notify_cancel():
+            return
+        started = time.perf_counter()
+        try:
+            future.set_result(self._fetch_and_apply(started))
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    def _catch_up(self, started: float) -> EngineReport:
+        return self._fetch_and_apply(started)
+
+    def _fetch_and_apply(self, started: float) -> EngineReport:
+        try:
+            schema = self._fetch()
+        except Exception as exc:
+            return self._failure(started, f"fetching the source failed: {exc}")
+        return self._apply_logged(schema, started)
+
+    def _apply_logged(self, schema: SourceSchema, started: float) -> EngineReport:
+        try:
+            return self._apply(schema, started)
+        except EngineCancelled:
+            raise
+        except Exception as exc:
+            return self._failure(started, str(exc))
+
+    def _failure(self, started: float, message: str) -> EngineReport:
+        logger.warning(
+            "refresh of source %r failed: %s; serving the previous index", self.name, message
+        )
+        parts = self.index._parts
+        report = EngineReport(
+            source=self.name,
+            documents=len(parts.documents) if parts else 0,
+            embedded=0,
+            reused=0,
+            generation=self.generation,
+            took_s=time.perf_counter() - started,
+            degraded=self.state is not EngineState.READY,
+            error=message,
+        )
+        self.last_report = report
+        return report
+
+    def _apply(self, schema: SourceSchema, started: float) -> EngineReport:
+        """Diff ``schema`` against the index, embed what changed, install, save."""
+        documents, matcher = index_state.prepare(self.index, schema)
+        hashes = {d: doc.content_hash() for d, doc in documents.items()}
+        parts = self.index._require()
+        removed = [d for d in parts.documents if d not in documents]
+        changed = [d for d in documents if self._hashes.get(d) != hashes[d]]
+        added = sum(1 for d in changed if d not in parts.documents)
+        has_vectors = self.provider is None or parts.vectors_ready
+        if not changed and not removed and has_vectors and schema.schema_hash == self._schema_hash:
+            return self._report(started, len(documents), 0, 0, 0, 0)
+        replacement = None
+        vectors = None
+        if self.provider is not None and parts.vectors_ready:
+            vectors = self._embed([documents[d] for d in changed])
+            embedded = len(changed)
+        elif self.provider is not None:
+            replacement = self._vector_index(list(documents), list(documents.values()))
+            embedded = len(documents)
+        else:
+            embedded = 0
+        self._check_cancel()
+        index_state.install(
+            self.index, schema, documents, matcher, changed, removed, vectors, replacement
+        )
+        self._hashes, self._schema_hash = hashes, schema.schema_hash
+        self._save()
+        return self._report(
+            started, len(documents), embedded, added, len(changed) - added, len(removed)
+        )
+
+    def _report(
+        self, started: float, documents: int, embedded: int, added: int, changed: int, removed: int
+    ) -> EngineReport:
+        report = EngineReport(
+            source=self.name,
+            documents=documents,
+            embedded=embedded,
+            reused=documents - embedded if self.provider is not None else 0,
+            added=added,
+            changed=changed,
+            removed=removed,
+            generation=self.generation,
+            took_s=time.perf_counter() - started,
+            degraded=self.state is not EngineState.READY,
+        )
+        self.last_report = report
+        return report
+
+    def _check_cancel(self) -> None:
+        if self._cancel.is_set():
+            raise EngineCancelled(f"engine {self.name!r} was destroyed")
+
+    def _embed(self, docs: Sequence[Document]) -> Vectors:
+        """Vectors of ``docs`` in batches of ``embed_batch``, checking for cancellation."""
+        assert self.provider is not None
+        dimensions = self.provider.dimensions
+        out = np.empty((len(docs), dimensions), dtype=np.float32)
+        for start in range(0, len(docs), self.embed_batch):
+            self._check_cancel()
+            batch = docs[start : start + self.embed_batch]
+            rows = np.asarray(self.provider.embed([d.embedding_text() for d in batch]))
+            if rows.shape != (len(batch), dimensions):
+                raise EmbeddingError(f"the provider returned shape {rows.shape} for {len(batch)}")
+            out[start : start + len(batch)] = rows
+        return out
+
+    def _vector_index(self, ids: list[str], docs: list[Document]) -> VectorIndex:
+        """A complete vector index for ``docs`` (graph built now when large enough)."""
+        assert self.provider is not None
+        vectors = self._embed(docs)
+        index = VectorIndex(self.provider.dimensions, **index_state.vector_params(self.index))
+        index.add(ids, vectors)
+        if len(index) >= index.exact_threshold:
+            self._check_cancel()
+            index.build()
+        return index
+
+    # -- snapshots ------------------------------------------------------------------------
+
+    def _load_snapshot(self) -> bool:
+        if self.snapshots is None or self.fingerprint is None:
+            return False
+        loaded = self.snapshots.load(self.name, self.fingerprint, self._restore)
+        if loaded is None:
+            return False
+        manifest = loaded.generation.manifest
+        self.generation = manifest.generation
+        self._schema_hash = manifest.schema_hash
+        documents = loaded.value
+        self._hashes = {d: documents.content_hash(d) for d in documents}
+        return True
+
+    def _restore(self, generation: VerifiedGeneration) -> index_state.LazyDocuments:
+        return index_state.restore_state(self.index, generation)
+
+    def _save(self) -> None:
+        """Write a generation of the current index (when it has vectors) and make the live
+        keyword index the saved one, so a restart answers exactly as this process does."""
+        parts = self.index._require()
+        if self.snapshots is None or self.fingerprint is None or not parts.vectors_ready:
+            return
+        vector = parts.vector
+        if vector is not None and len(vector) >= vector.exact_threshold and not vector.graph_built:
+            vector.build()
+        try:
+            files = index_state.export_state(self.index, self._hashes)
+            manifest = self.snapshots.save(
+                self.name,
+                self.fingerprint,
+                files,
+                schema_hash=self._schema_hash or "",
+                documents=len(parts.documents),
+                vectors=len(vector) if vector is not None else 0,
+                ann_graph=GRAPH in files,
+                parent=self.generation,
+            )
+        except Exception as exc:  # serving goes on; the next change saves again
+            logger.warning("saving a snapshot of source %r failed: %s", self.name, exc)
+            return
+        self.generation = manifest.generation
+        settings = self.index.settings
+        keyword = restore_keyword(
+            {name: memoryview(data) for name, data in files.items()},
+            settings.keyword_field_weights,
+            settings.prefix_min_results,
+        )
+        with self.index._lock:
+            parts.keyword = keyword

@@ -1,0 +1,47 @@
+"""The reranker protocol and the ordering helper the rerankers share.
+
+A reranker re-scores the fused candidates of one question jointly with the question and returns
+``(id, score)`` pairs, best first. The pipeline calls it on the fused, filtered candidates
+(``limit × over_fetch`` of them); any exception it raises leaves the fused order in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from schemaseek.documents import Document
+
+Ranked = list[tuple[str, float]]
+"""``(document id, score)`` pairs, best first."""
+
+TAIL_STEP = 1e-3
+"""Score gap between consecutive candidates left after the reranked head (fused order)."""
+
+
+class Reranker(Protocol):
+    """Re-scores fused candidates jointly with the question; returns ``(id, score)`` best first."""
+
+    def rerank(self, query: str, candidates: Sequence[Document]) -> Ranked: ...
+
+
+def reorder(candidates: Sequence[Document], scores: Sequence[float]) -> Ranked:
+    """Sort the first ``len(scores)`` candidates by score, best first (ties keep the fused
+    order), then append the remaining candidates in fused order, scored below all of them."""
+    head = len(scores)
+    if head > len(candidates):
+        raise ValueError(f"{head} scores for {len(candidates)} candidates")
+    order = sorted(range(head), key=lambda i: -scores[i])
+    ranked: Ranked = [(candidates[i].id, float(scores[i])) for i in order]
+    floor = min(scores) if head else 0.0
+    ranked.extend(
+        (doc.id, floor - TAIL_STEP * step) for step, doc in enumerate(candidates[head:], start=1)
+    )
+    return ranked
+
+
+def head_size(candidates: Sequence[Document], max_candidates: int | None) -> int:
+    """How many leading candidates a reranker scores: all, or at most ``max_candidates``."""
+    if max_candidates is None:
+        return len(candidates)
+    return min(len(candidates), max_candidates)

@@ -1,0 +1,106 @@
+"""Foreign keys inferred from <X>_ID column names: forms, scope preference, no self-edges."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemaseek.sources.inferred import infer_foreign_keys, reference_name
+
+
+def table(fqn: str, *columns: str, pk: tuple[str, ...] = ()) -> dict[str, Any]:
+    database, schema, name = fqn.split(".")
+    return {
+        "id": fqn,
+        "name": name,
+        "schema": schema,
+        "database": database,
+        "columns": [{"name": c} for c in columns],
+        "primary_key": list(pk),
+        "foreign_keys": [],
+    }
+
+
+def pairs(tables: list[dict[str, Any]]) -> set[tuple[str, str, str, str]]:
+    return {
+        (e.source, e.data["columns"][0], e.target, e.data["ref_columns"][0])
+        for e in infer_foreign_keys(tables)
+    }
+
+
+def test_reference_names() -> None:
+    assert reference_name("ARTIST_ID") == "artist"
+    assert reference_name("gas_station_id") == "gasstation"
+    assert reference_name("CustomerID") == "customer"
+    assert reference_name("artistId") == "artist"
+    assert reference_name("ID") is None and reference_name("_ID") is None
+    assert reference_name("productcategoryid") == "productcategory"
+    assert reference_name("CUSTOMERID") == "customer"
+    assert reference_name("PAID") is None and reference_name("kid") is None
+    assert reference_name("Valid") is None  # mixed case, not camelCase before "id"
+
+
+def test_forms_x_plural_dim_fact() -> None:
+    tables = [
+        table("D.S.SALES", "ARTIST_ID", "CUSTOMER_ID", "PRODUCT_ID", "STORE_ID"),
+        table("D.S.ARTIST", "ARTIST_ID", "NAME"),
+        table("D.S.CUSTOMERS", "CUSTOMER_ID"),
+        table("D.S.DIM_PRODUCT", "ID", pk=("ID",)),
+        table("D.S.FACT_STORE", "STORE_KEY", pk=("STORE_KEY",)),
+    ]
+    assert pairs(tables) == {
+        ("D.S.SALES", "ARTIST_ID", "D.S.ARTIST", "ARTIST_ID"),
+        ("D.S.SALES", "CUSTOMER_ID", "D.S.CUSTOMERS", "CUSTOMER_ID"),
+        ("D.S.SALES", "PRODUCT_ID", "D.S.DIM_PRODUCT", "ID"),
+        ("D.S.SALES", "STORE_ID", "D.S.FACT_STORE", "STORE_KEY"),
+    }
+    edge = infer_foreign_keys(tables)[0]
+    assert edge.relation == "foreignKey" and edge.data["inferred"] is True
+    assert edge.data["rule"] == "X in same schema"
+
+
+def test_no_self_edge_from_own_key_even_with_a_namesake_elsewhere() -> None:
+    tables = [
+        table("D.S.ARTIST", "ARTIST_ID"),
+        table("D.OTHER.ARTIST", "ARTIST_ID"),
+        table("D.S.ARTISTS_LOG", "ARTIST_ID"),
+    ]
+    assert pairs(tables) == {("D.S.ARTISTS_LOG", "ARTIST_ID", "D.S.ARTIST", "ARTIST_ID")}
+    assert pairs([table("D.S.ORDER_ITEMS", "ORDER_ITEM_ID")]) == set()
+
+
+def test_scope_same_schema_then_database_then_unique_anywhere() -> None:
+    tables = [
+        table("D1.S1.PLAYS", "ARTIST_ID", "LABEL_ID", "GENRE_ID", "MOOD_ID"),
+        table("D1.S1.ARTIST", "ARTIST_ID"),
+        table("D1.S2.ARTIST", "ARTIST_ID"),
+        table("D1.S2.LABEL", "LABEL_ID"),
+        table("D2.S1.LABEL", "LABEL_ID"),
+        table("D2.S1.GENRE", "GENRE_ID"),
+        table("D2.S1.MOOD", "MOOD_ID"),
+        table("D3.S1.MOOD", "MOOD_ID"),
+    ]
+    assert pairs(tables) == {
+        ("D1.S1.PLAYS", "ARTIST_ID", "D1.S1.ARTIST", "ARTIST_ID"),  # same schema
+        ("D1.S1.PLAYS", "LABEL_ID", "D1.S2.LABEL", "LABEL_ID"),  # same database
+        ("D1.S1.PLAYS", "GENRE_ID", "D2.S1.GENRE", "GENRE_ID"),  # the only GENRE anywhere
+    }  # MOOD is ambiguous across databases: no edge
+
+
+def test_declared_keys_come_first_and_targets_need_a_column() -> None:
+    orders = table("D.S.ORDERS", "CUSTOMER_ID", "REGION_ID")
+    orders["foreign_keys"] = [{"columns": ["CUSTOMER_ID"], "ref_table": "D.S.CLIENT"}]
+    tables = [orders, table("D.S.CUSTOMER", "CUSTOMER_ID"), table("D.S.REGION", "NAME")]
+    assert pairs(tables) == set()  # declared column skipped; REGION has no joinable column
+
+
+def test_camel_case_glued_and_plural() -> None:
+    tables = [
+        {"id": "t.yearmonth", "name": "yearmonth", "columns": [{"name": "CustomerID"}]},
+        {"id": "t.customers", "name": "customers", "columns": [{"name": "CustomerID"}]},
+        {"id": "A.PRODUCT", "name": "PRODUCT", "columns": [{"name": "productid"}]},
+        {"id": "A.REVIEW", "name": "REVIEW", "columns": [{"name": "productid"}, {"name": "valid"}]},
+    ]
+    assert pairs(tables) == {
+        ("t.yearmonth", "CustomerID", "t.customers", "CustomerID"),
+        ("A.REVIEW", "productid", "A.PRODUCT", "productid"),
+    }  # "valid" would need a table named VAL

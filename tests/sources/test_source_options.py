@@ -1,0 +1,67 @@
+"""Source options on the command line and in schemaseek.toml; the service-fixture policy."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from schemaseek.cli.options import SourceOptions, resolve
+from schemaseek.errors import ConfigError
+from schemaseek.project import load_project
+from tests.helpers import services
+
+
+def test_source_flags_are_checked() -> None:
+    with pytest.raises(ConfigError, match="--header applies to --graphql-url only"):
+        resolve(SourceOptions(database_url="sqlite://", headers=("A: b",)))
+    with pytest.raises(ConfigError, match="--allow and --block apply to --database-url"):
+        resolve(SourceOptions(graphql_url="http://x/graphql", block=("x",)))
+    with pytest.raises(ConfigError, match="--database-url and --graphql-url"):
+        resolve(SourceOptions(database_url="sqlite://", graphql_url="http://x/graphql"))
+
+
+def test_database_url_with_allow_and_block(tmp_path: Path) -> None:
+    path = tmp_path / "shop.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE orders (id INTEGER); CREATE TABLE order_archive (id INTEGER);"
+            "CREATE TABLE customer (id INTEGER); CREATE TABLE temp_x (id INTEGER);"
+        )
+    conn.close()
+    options = SourceOptions(
+        database_url=f"sqlite:///{path}", allow=("order", "cust"), block=("re:archive",)
+    )
+    (source,) = resolve(options).sources
+    assert {t["id"] for t in source.raw["tables"]} == {"orders", "customer"}
+
+
+def test_project_sources_gain_url_headers_allow_block(tmp_path: Path) -> None:
+    config = tmp_path / "schemaseek.toml"
+    config.write_text(
+        '[[sources]]\nname = "api"\ntype = "graphql"\nurl = "https://api.example.com/graphql"\n'
+        'headers = {Authorization = "env:TOKEN", "X-Team" = "search"}\n'
+        '[[sources]]\nname = "wh"\ntype = "sql"\nurl = "sqlite://"\n'
+        'allow = ["sales."]\nblock = ["re:_bak$"]\n',
+        encoding="utf-8",
+    )
+    api, wh = load_project(config).sources
+    assert api.url == "https://api.example.com/graphql"
+    assert api.headers == {"Authorization": "env:TOKEN", "X-Team": "search"}
+    assert wh.allow == ("sales.",) and wh.block == ("re:_bak$",)
+    config.write_text(
+        '[[sources]]\nname = "api"\ntype = "graphql"\nurl = "https://x"\nsdl = "a.graphql"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError, match="exactly one of sdl, introspection, url"):
+        load_project(config)
+
+
+def test_missing_services_skip_or_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(services.REQUIRE, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="not here"):
+        services.unavailable("not here")
+    monkeypatch.setenv(services.REQUIRE, "1")
+    with pytest.raises(pytest.fail.Exception, match="SCHEMASEEK_REQUIRE_SERVICES=1"):
+        services.unavailable("not here")
