@@ -47,6 +47,8 @@ def main() -> None:
     parser.add_argument("dataset")
     parser.add_argument("--scope", choices=("per-source", "pooled"), default="pooled")
     parser.add_argument("--limit-queries", type=int, default=None)
+    parser.add_argument("--alphas", type=float, nargs="+", default=ALPHAS)
+    parser.add_argument("--heads", type=int, nargs="+", default=HEADS)
     args = parser.parse_args()
 
     files = resolve_dataset(args.dataset)
@@ -62,7 +64,7 @@ def main() -> None:
         reranker=recorder,
     )
     index.build()
-    late = LateInteractionReranker(provider, max_candidates=max(HEADS))
+    late = LateInteractionReranker(provider, max_candidates=max(args.heads))
     runs: list[tuple[list[str], list[Document], np.ndarray, tuple[str, ...]]] = []
     spent: list[float] = []
     for question in questions:
@@ -73,13 +75,13 @@ def main() -> None:
         ranked = late.rerank(question.question, recorder.candidates)
         spent.append((time.perf_counter() - started) * 1000.0)
         by_id = dict(ranked)
-        head = recorder.candidates[: max(HEADS)]
+        head = recorder.candidates[: max(args.heads)]
         scores = np.asarray([by_id[d.id] for d in head], dtype=np.float32)
         runs.append((pinned, recorder.candidates, scores, question.gold))
 
     rows = {}
     for key, alpha, heads in [("fused", 1.0, (0,))] + [
-        (f"alpha={a} head={h}", a, (h,)) for a in ALPHAS for h in HEADS
+        (f"alpha={a} head={h}", a, (h,)) for a in args.alphas for h in args.heads
     ]:
         pairs = []
         for pinned, candidates, scores, gold in runs:

@@ -61,7 +61,10 @@ def test_every_sample_question_answers(demo_index: SchemaIndex) -> None:
     for question in demo_questions():
         response = demo_index.search(question, limit=5)
         assert len(response.hits) == 5
-        assert all(h.explanation.signals or h.explanation.pinned for h in response.hits)
+        assert all(
+            h.explanation.signals or h.explanation.pinned or h.explanation.notes
+            for h in response.hits
+        )
 
 
 def test_exact_identifier_is_pinned_without_embedding(onnx_provider: OnnxEmbeddingProvider) -> None:

@@ -121,3 +121,27 @@ def test_part_documents_count_for_their_card() -> None:
     assert "SALES.ORDERS#measures" not in response.ids()
     assert "keyword" in response.hits[0].explanation.signals
     assert index.search("SALES.ORDERS#measures").hits[0].id != "SALES.ORDERS#measures"
+
+
+def test_join_completion_brings_fk_partners_of_the_top_hits() -> None:
+    from schemaseek.sources.demo import demo_sql
+
+    on = SchemaIndex([demo_sql()], provider=None)
+    on.build()
+    off = SchemaIndex([demo_sql()], provider=None, settings=SearchSettings(join_completion=0))
+    off.build()
+    question = "royalty payments made to artists"
+    with_joins = on.search(question, limit=10)
+    top = with_joins.ids()[:2]
+    partners = [
+        h for h in with_joins.hits if any(n.startswith("joins ") for n in h.explanation.notes)
+    ]
+    assert partners, "some FK partner of the top hits was pulled up"
+    for hit in partners:
+        anchor = hit.explanation.notes[0].split()[1]
+        assert anchor in top
+        assert any(
+            other == hit.id and relation == "foreignKey"
+            for other, relation, _ in on.graph.neighbors(anchor)
+        )
+    assert with_joins.ids()[:3] == off.search(question, limit=10).ids()[:3]

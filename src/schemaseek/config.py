@@ -3,6 +3,8 @@ or defaults, validated once; nothing mutates it afterwards (use ``model_copy(upd
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -13,7 +15,7 @@ SIGNAL_NAMES = ("keyword", "keyword_expanded", "vector", "glossary")
 DEFAULT_WEIGHTS: dict[str, float] = {
     "keyword": 1.0,
     "keyword_expanded": 0.5,
-    "vector": 1.0,
+    "vector": 1.5,  # tuned on BIRD-dev and Spider-dev (bench/QUALITY.md)
     "glossary": 1.0,
     # graph signals (spec 001); 0 = off. Defaults are set from measurements (bench/QUALITY.md)
     "degree": 0.0,
@@ -38,13 +40,17 @@ class SearchSettings(BaseSettings):
     over_fetch: int = Field(default=4, ge=1, le=20)
     min_candidates: int = Field(default=40, ge=1, le=1000)
     feedback_min_similarity: float = Field(default=0.75, ge=0.0, le=1.0)
+    # tables FK-joined to the top `join_completion` hits follow the first
+    # `join_completion_after` hits (tuned on BIRD-dev and Spider-dev; 0 = off)
+    join_completion: int = Field(default=2, ge=0, le=20)
+    join_completion_after: int = Field(default=3, ge=1, le=50)
     weak_hit_cut: bool = False
     weak_hit_sample: int = Field(default=2048, ge=16)
     max_related: int = Field(default=5, ge=0, le=50)
     related_for_top: int = Field(default=5, ge=0, le=100)
 
     keyword_field_weights: dict[str, float] = Field(
-        default_factory=lambda: {"name": 3.0, "description": 1.5, "members": 1.0, "context": 1.0}
+        default_factory=lambda: {"name": 2.0, "description": 1.5, "members": 1.0, "context": 1.0}
     )
     prefix_min_results: int = Field(default=5, ge=0)
 
@@ -62,12 +68,15 @@ class SearchSettings(BaseSettings):
     max_query_length: int = Field(default=2048, ge=1)
     max_search_limit: int = Field(default=200, ge=1)
 
-    # rerank stage (spec 003 "Reranking"): "none", "cross-encoder" or "late-interaction"
+    # rerank stage (spec 003 "Reranking"): "none", "cross-encoder" or "late-interaction".
+    # rerank_candidates: how many leading fused candidates are re-scored; rerank_alpha: the
+    # late-interaction weight of MaxSim against the fused order. 5 and 0.5 were swept on
+    # BIRD-dev and Spider-dev (bench/rerank_eval.py); more candidates or more weight cost recall.
     reranker: str = "none"
     reranker_model_path: str | None = None
     reranker_tokenizer_path: str | None = None
-    rerank_candidates: int = Field(default=40, ge=1, le=1000)
-    rerank_alpha: float = Field(default=1.0, ge=0.0, le=1.0)
+    rerank_candidates: int = Field(default=5, ge=1, le=1000)
+    rerank_alpha: float = Field(default=0.5, ge=0.0, le=1.0)
 
     # lifecycle: engines, snapshot generations, circuit breakers, remote embeddings
     snapshot_dir: str | None = None
@@ -96,3 +105,14 @@ class SearchSettings(BaseSettings):
                 raise ValueError(f"weight of signal {name!r} must be >= 0")
             merged[name] = weight
         return merged
+
+
+def default_cache_dir() -> Path:
+    """Where schemaseek keeps reusable caches (document embeddings for eval and tests):
+    ``$SCHEMASEEK_CACHE_DIR``, else ``$XDG_CACHE_HOME/schemaseek``, else ``~/.cache/schemaseek``.
+    Outside any checkout, so fresh clones on one machine share it."""
+    explicit = os.environ.get("SCHEMASEEK_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
+    return Path(base).expanduser() / "schemaseek"

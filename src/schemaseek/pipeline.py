@@ -132,6 +132,8 @@ def search(
         if doc_id not in pinned and run.filter.allows(parts.documents[doc_id])
     ]
     ranked = _rerank(parts, run, ranked[: limit * settings.over_fetch])
+    if settings.join_completion > 0:
+        ranked = _complete_joins(parts, run, ranked)
     top_score = ranked[0][1] if ranked else 0.0
     final = [(d, top_score + 1.0) for d in pinned] + ranked
     final = final[:limit]
@@ -294,6 +296,36 @@ def _collapse_to_cards(parts: IndexParts, fused: dict[str, float]) -> dict[str, 
         if score > cards.get(card, float("-inf")):
             cards[card] = score
     return cards
+
+
+def _complete_joins(
+    parts: IndexParts, run: _Run, ranked: list[tuple[str, float]]
+) -> list[tuple[str, float]]:
+    """Join completion: the tables joined by a real foreign key to the top hits follow right
+    after them. Questions that span tables name one of them most clearly; its neighbours over
+    a declared (or inferred) key are the likeliest partners. Only FK edges count."""
+    settings = parts.settings
+    anchors = ranked[: settings.join_completion]
+    keep = settings.join_completion_after
+    head = ranked[:keep]
+    seen = {d for d, _ in head}
+    scores = dict(ranked)
+    partners: list[tuple[str, float]] = []
+    for anchor, _score in anchors:
+        neighbours = [
+            other for other, relation, _ in parts.graph.neighbors(anchor)
+            if relation == "foreignKey" and other not in seen
+        ]  # fmt: skip
+        neighbours.sort(key=lambda d: -scores.get(d, 0.0))
+        for other in neighbours:
+            doc = parts.documents.get(other)
+            if doc is None or not run.filter.allows(doc):
+                continue
+            seen.add(other)
+            partners.append((other, scores.get(other, 0.0)))
+            run.notes.setdefault(other, f"joins {anchor} by a foreign key")
+    tail = [(d, s) for d, s in ranked[keep:] if d not in seen]
+    return head + partners + tail
 
 
 def _rerank(

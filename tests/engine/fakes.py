@@ -89,11 +89,42 @@ class FakeClock:
         self.now += seconds
 
 
-WORDS = (
-    "customer order invoice payment product shipment warehouse supplier contract royalty "
-    "artist release album track label region store employee salary account ledger budget "
-    "campaign click session device country currency rate tax refund return review rating"
-).split()
+WORDS = [
+    "customer",
+    "order",
+    "invoice",
+    "payment",
+    "product",
+    "shipment",
+    "warehouse",
+    "supplier",
+    "contract",
+    "royalty",
+    "artist",
+    "release",
+    "album",
+    "track",
+    "label",
+    "region",
+    "store",
+    "employee",
+    "salary",
+    "account",
+    "ledger",
+    "budget",
+    "campaign",
+    "click",
+    "session",
+    "device",
+    "country",
+    "currency",
+    "rate",
+    "tax",
+    "refund",
+    "return",
+    "review",
+    "rating",
+]
 
 
 def table(

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-CACHE_ROOT = Path(os.environ.get("SCHEMASEEK_CACHE_DIR", "~/.cache/schemaseek")).expanduser()
-CACHE_DIR = CACHE_ROOT / "test-embeddings"
+from schemaseek.config import default_cache_dir
+
+CACHE_DIR = default_cache_dir() / "test-embeddings"
 
 
 def cache_key(texts: list[str], model_id: str) -> str:

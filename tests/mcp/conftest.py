@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from schemaseek.config import default_cache_dir
 from schemaseek.embedding.disk_cache import DiskCachedProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.index import SchemaIndex
@@ -14,7 +15,7 @@ from schemaseek.sources.graphql import load_sdl
 
 REPO = Path(__file__).resolve().parents[2]
 GITHUB_SDL = REPO.parent / "shared" / "datasets" / "graphql" / "github.graphql"
-VECTOR_CACHE = REPO / ".cache" / "embeddings"
+VECTOR_CACHE = default_cache_dir() / "embeddings"
 
 
 @pytest.fixture(scope="session")

@@ -122,6 +122,7 @@ class CircuitBreaker:
         self._successes = 0  # half-open successes
         self._probes = 0  # half-open calls in flight
         self._listeners: list[Listener] = []
+        self._changes: list[tuple[BreakerState, BreakerState]] = []
         self.opened = 0
         """How many times the circuit has opened."""
 
@@ -131,7 +132,9 @@ class CircuitBreaker:
     def state(self) -> BreakerState:
         """The current state (an open circuit whose cooldown has passed reads half-open)."""
         with self._lock:
-            return self._current_locked()
+            state = self._current_locked()
+        self._flush()
+        return state
 
     def add_listener(self, listener: Listener) -> None:
         """Call ``listener`` after every state change (outside the breaker's lock)."""
@@ -140,9 +143,9 @@ class CircuitBreaker:
     def reset(self) -> None:
         """Close the circuit and forget every count."""
         with self._lock:
-            old = self._state
-            self._close_locked()
-        self._notify(old, BreakerState.CLOSED)
+            self._move_locked(BreakerState.CLOSED)
+            self._clear_locked()
+        self._flush()
 
     # -- calls ----------------------------------------------------------------------------
 
@@ -164,69 +167,60 @@ class CircuitBreaker:
 
     def acquire(self) -> None:
         """Ask to make one call; raises :class:`CircuitOpenError` when it must not be made."""
-        changed: tuple[BreakerState, BreakerState] | None = None
+        error: CircuitOpenError | None = None
         with self._lock:
-            before = self._state
             state = self._current_locked()
-            if state is not before:
-                changed = (before, state)
             if state is BreakerState.OPEN:
                 remaining = self._opened_at + self.config.cooldown_s - self._clock()
                 error = CircuitOpenError(
                     f"circuit {self.name!r} is open after repeated embedding failures; "
                     f"retrying in {max(remaining, 0.0):.1f} s"
                 )
-            elif (
-                state is BreakerState.HALF_OPEN and self._probes >= self.config.half_open_max_calls
-            ):
-                error = CircuitOpenError(f"circuit {self.name!r} is half-open; a probe is running")
-            else:
-                error = None
-                if state is BreakerState.HALF_OPEN:
+            elif state is BreakerState.HALF_OPEN:
+                if self._probes >= self.config.half_open_max_calls:
+                    error = CircuitOpenError(f"circuit {self.name!r} is half-open; a probe runs")
+                else:
                     self._probes += 1
-        if changed:
-            self._notify(*changed)
+        self._flush()
         if error is not None:
             raise error
 
     def record_success(self) -> None:
         """Count a successful call."""
-        old: BreakerState | None = None
-        new: BreakerState | None = None
         with self._lock:
             state = self._current_locked()
             if state is BreakerState.HALF_OPEN:
                 self._probes = max(0, self._probes - 1)
                 self._successes += 1
                 if self._successes >= self.config.success_threshold:
-                    old, new = state, BreakerState.CLOSED
-                    self._close_locked()
+                    self._move_locked(BreakerState.CLOSED)
+                    self._clear_locked()
             elif state is BreakerState.CLOSED and self.config.strategy is Strategy.CONSECUTIVE:
                 self._count = 0
-        if old is not None and new is not None:
-            self._notify(old, new)
+        self._flush()
 
     def record_failure(self) -> None:
         """Count a failed call; may open the circuit."""
-        old = None
+        opened = False
         with self._lock:
             state = self._current_locked()
             now = self._clock()
-            if state is BreakerState.HALF_OPEN:
-                self._probes = max(0, self._probes - 1)
-                old = state
-                self._open_locked(now)
-            elif state is BreakerState.CLOSED and self._count_failure_locked(now):
-                old = state
-                self._open_locked(now)
-        if old is not None:
+            if state is BreakerState.HALF_OPEN or (
+                state is BreakerState.CLOSED and self._count_failure_locked(now)
+            ):
+                self._move_locked(BreakerState.OPEN)
+                self._opened_at = now
+                self._successes = self._probes = 0
+                self.opened += 1
+                opened = True
+        if opened:
             logger.warning(
                 "embedding circuit %r opened (%s strategy); failing fast for %.1f s",
                 self.name,
                 self.config.strategy.value,
                 self.config.cooldown_s,
             )
-            self._notify(old, BreakerState.OPEN)
+        self._flush()
 
     # -- internals ------------------------------------------------------------------------
 
@@ -240,9 +234,8 @@ class CircuitBreaker:
             self._state is BreakerState.OPEN
             and self._clock() >= self._opened_at + self.config.cooldown_s
         ):
-            self._state = BreakerState.HALF_OPEN
-            self._successes = 0
-            self._probes = 0
+            self._move_locked(BreakerState.HALF_OPEN)
+            self._successes = self._probes = 0
         return self._state
 
     def _count_failure_locked(self, now: float) -> bool:
@@ -260,27 +253,27 @@ class CircuitBreaker:
         self._count += 1
         return self._count >= config.failure_threshold
 
-    def _open_locked(self, now: float) -> None:
-        self._state = BreakerState.OPEN
-        self._opened_at = now
-        self._successes = self._probes = 0
-        self.opened += 1
+    def _move_locked(self, new: BreakerState) -> None:
+        if new is not self._state:
+            self._changes.append((self._state, new))
+            self._state = new
 
-    def _close_locked(self) -> None:
-        self._state = BreakerState.CLOSED
+    def _clear_locked(self) -> None:
         self._failures.clear()
         self._count = self._successes = self._probes = 0
 
-    def _notify(self, old: BreakerState, new: BreakerState) -> None:
-        if old is new:
-            return
-        if new is BreakerState.CLOSED:
-            logger.info("embedding circuit %r closed again", self.name)
-        for listener in list(self._listeners):
-            try:
-                listener(self.name, old, new)
-            except Exception:  # a listener must never break the call path
-                logger.exception("circuit breaker listener failed")
+    def _flush(self) -> None:
+        """Tell listeners about the changes made under the lock, in order."""
+        with self._lock:
+            changes, self._changes = self._changes, []
+        for old, new in changes:
+            if new is BreakerState.CLOSED:
+                logger.info("embedding circuit %r closed again", self.name)
+            for listener in list(self._listeners):
+                try:
+                    listener(self.name, old, new)
+                except Exception:  # a listener must never break the call path
+                    logger.exception("circuit breaker listener failed")
 
 
 class BreakerProvider:

@@ -239,7 +239,8 @@ class SourceEngine:
         if pending is not None:
             pending.cancel()
         self._worker.shutdown(wait=False, cancel_futures=True)
-        _, running = wait(list(self._tasks), timeout=timeout)
+        # wait() never counts a future cancelled by shutdown() as done: leave those out
+        _, running = wait([t for t in self._tasks if not t.cancelled()], timeout=timeout)
         return not running
 
     # -- work (on the worker thread) ------------------------------------------------------

@@ -96,33 +96,46 @@ class LazyDocuments(Mapping[str, Document]):
 
 
 class SourceDocuments(list[Document]):
-    """A source's document list that parses itself from a snapshot on first use."""
+    """A source's document list that parses itself from a snapshot on first use.
+
+    Every ``list`` method (reading or writing, comparisons and ``repr`` included) fills the
+    list first, so it behaves as the plain list it stands for.
+    """
 
     def __init__(self, documents: LazyDocuments) -> None:
         super().__init__()
         self._lazy: LazyDocuments | None = documents
+        self._filling = threading.Lock()
 
     def _fill(self) -> None:
-        lazy, self._lazy = self._lazy, None
-        if lazy is not None:
-            super().extend(lazy.source_document(d) for d in lazy)
-
-    def __iter__(self) -> Iterator[Document]:
-        self._fill()
-        return super().__iter__()
-
-    def __len__(self) -> int:
-        self._fill()
-        return super().__len__()
-
-    def __getitem__(self, item: Any) -> Any:
-        self._fill()
-        return super().__getitem__(item)
+        if self._lazy is None:
+            return
+        with self._filling:
+            if self._lazy is not None:
+                list.extend(self, (self._lazy.source_document(d) for d in self._lazy))
+                self._lazy = None
 
     def __bool__(self) -> bool:
         self._fill()
-        return super().__len__() > 0
+        return list.__len__(self) > 0
 
-    def __contains__(self, item: object) -> bool:
+
+def _filling(name: str) -> Any:
+    method = getattr(list, name)
+
+    def wrapper(self: SourceDocuments, *args: Any, **kwargs: Any) -> Any:
         self._fill()
-        return super().__contains__(item)
+        return method(self, *args, **kwargs)
+
+    wrapper.__name__ = name
+    wrapper.__doc__ = method.__doc__
+    return wrapper
+
+
+for _name in (
+    "__iter__", "__len__", "__getitem__", "__contains__", "__reversed__", "__eq__", "__ne__",
+    "__lt__", "__le__", "__gt__", "__ge__", "__repr__", "__add__", "__mul__", "__rmul__",
+    "__iadd__", "__imul__", "__setitem__", "__delitem__", "append", "extend", "insert",
+    "remove", "pop", "clear", "index", "count", "sort", "reverse", "copy",
+):  # fmt: skip
+    setattr(SourceDocuments, _name, _filling(_name))

@@ -1,0 +1,309 @@
+"""The service's state: serving units, events, polling, feedback and the glossary.
+
+:class:`Backend` owns one :class:`~schemaseek.service.units.ServingUnit` per source and is
+what the servicers call. :meth:`Backend.start` returns at once: units start on a background
+thread (the HTTP server answers ``/health/ready`` with 503 meanwhile). A watcher publishes
+state changes; breaker transitions, refreshes, glossary updates and rollbacks are published
+as they happen.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from schemaseek.cli.snapshot_command import glossary_for
+from schemaseek.config import SearchSettings
+from schemaseek.embedding.breaker import BreakerState
+from schemaseek.engine import EngineReport, Poller
+from schemaseek.errors import ConfigError
+from schemaseek.feedback import FeedbackStore
+from schemaseek.glossary import Glossary
+from schemaseek.service.events import EventBus
+from schemaseek.service.units import ServingUnit, doc_count
+
+__all__ = ["Backend", "overall_status"]
+
+logger = logging.getLogger(__name__)
+
+SERVING = ("ready", "degraded")
+
+
+def overall_status(states: Sequence[str], circuits: Sequence[dict[str, str]]) -> str:
+    """``ready`` when every unit is; ``degraded`` when one can serve; else ``unavailable``
+    (also when every circuit of every unit is open)."""
+    if not states or not any(s in SERVING for s in states):
+        return "unavailable"
+    all_open = [c for c in circuits if c]
+    if all_open and all(all(v == "open" for v in c.values()) for c in all_open):
+        return "unavailable"
+    return "ready" if all(s == "ready" for s in states) else "degraded"
+
+
+class _Poller(Poller):
+    """A :class:`Poller` that remembers when its next run is due."""
+
+    next_at = 0.0
+
+    def next_delay(self) -> float:
+        delay = super().next_delay()
+        self.next_at = time.time() + delay
+        return delay
+
+
+class Backend:
+    """See the module docstring."""
+
+    def __init__(
+        self,
+        units: Sequence[ServingUnit],
+        *,
+        settings: SearchSettings,
+        glossary: Glossary,
+        feedback: FeedbackStore,
+        events: EventBus | None = None,
+        glossary_path: Path | None = None,
+        poll_interval_s: float | None = None,
+        poll_jitter: float = 0.1,
+    ) -> None:
+        if not units:
+            raise ConfigError("the service needs at least one source")
+        self.units: list[ServingUnit] = list(units)
+        self.settings = settings
+        self.glossary = glossary
+        self.feedback = feedback
+        self.events = events or EventBus()
+        self.glossary_path = glossary_path
+        self.poll_interval_s = poll_interval_s
+        self.poller: _Poller | None = None
+        if poll_interval_s:
+            self.poller = _Poller(
+                self.refresh_all, poll_interval_s, jitter=poll_jitter, name="schemaseek-poll"
+            )
+        self.refresh_outcomes: dict[tuple[str, str], int] = {}
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._states: dict[str, str] = {}
+        self.started = threading.Event()
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start units, the watcher and the poller on background threads."""
+        threading.Thread(target=self._start_units, name="schemaseek-start", daemon=True).start()
+        threading.Thread(target=self._watch, name="schemaseek-watch", daemon=True).start()
+
+    def _start_units(self) -> None:
+        for unit in list(self.units):
+            self._attach(unit)
+            self.events.publish("engine_starting", unit.name, "starting")
+            unit.set_glossary(self.glossary)
+            try:
+                future = unit.start()
+            except Exception as exc:
+                logger.error("engine %r could not start: %s", unit.name, exc)
+                self.events.publish("engine_failed", unit.name, str(exc))
+                continue
+            if future is not None:
+                self._track(unit, future, "start")
+                future.add_done_callback(lambda _f, u=unit: u.apply_glossary())
+        self._replay_feedback()
+        self.started.set()
+        if self.poller is not None:
+            self.poller.start()
+
+    def _attach(self, unit: ServingUnit) -> None:
+        def on_breaker(name: str, old: BreakerState, new: BreakerState) -> None:
+            self.events.publish(
+                "breaker_changed", unit.name, f"circuit {name}: {old.value} → {new.value}",
+                circuit=name, old=old.value, new=new.value,
+            )  # fmt: skip
+
+        unit.add_breaker_listener(on_breaker)
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.2):
+            for unit in list(self.units):
+                state = unit.state
+                before = self._states.get(unit.name)
+                if state != before:
+                    self._states[unit.name] = state
+                    self.events.publish(
+                        "state_changed", unit.name, f"{before or 'new'} → {state}",
+                        old=before or "", new=state,
+                    )  # fmt: skip
+
+    def close(self, timeout: float = 10.0) -> bool:
+        """Stop polling and watching, destroy every unit, end event streams."""
+        self._stop.set()
+        ok = True
+        if self.poller is not None:
+            ok &= self.poller.stop(timeout)
+        for unit in list(self.units):
+            ok &= unit.destroy(timeout)
+        self.events.close()
+        return ok
+
+    # -- status ---------------------------------------------------------------------------
+
+    def unit(self, source: str) -> ServingUnit:
+        for unit in self.units:
+            if unit.name == source:
+                return unit
+        raise KeyError(source)
+
+    def status(self) -> str:
+        return overall_status([u.state for u in self.units], [u.circuits() for u in self.units])
+
+    def readiness(self) -> dict[str, Any]:
+        """The ``/health/ready`` body."""
+        engines = {}
+        for unit in self.units:
+            index = unit.index
+            engines[unit.name] = {
+                "state": unit.state,
+                "documents": doc_count(index),
+                "generation": unit.generation,
+                "circuits": unit.circuits(),
+            }
+        return {"status": self.status(), "engines": engines}
+
+    # -- refresh --------------------------------------------------------------------------
+
+    def refresh(self, source: str | None = None) -> list[Future[EngineReport]]:
+        """Queue a refresh of one unit (or all); events are published as they end."""
+        targets = [self.unit(source)] if source else list(self.units)
+        futures = []
+        for unit in targets:
+            if unit.index is None:
+                continue
+            self.events.publish("refresh_started", unit.name, "refresh requested")
+            future = unit.refresh()
+            self._track(unit, future, "refresh")
+            futures.append(future)
+        return futures
+
+    def refresh_all(self) -> None:
+        """The poller's action."""
+        self.refresh()
+
+    def _track(self, unit: ServingUnit, future: Future[EngineReport], what: str) -> None:
+        def done(f: Future[EngineReport]) -> None:
+            if f.cancelled():
+                return
+            error = f.exception()
+            report = f.result() if error is None else None
+            failed = error is not None or (report is not None and report.error)
+            message = str(error) if error else (report.error if report else None)
+            changed = report is not None and (report.added or report.changed or report.removed)
+            outcome = "error" if failed else ("changed" if changed or what == "start" else "noop")
+            with self._lock:
+                key = (unit.name, outcome)
+                self.refresh_outcomes[key] = self.refresh_outcomes.get(key, 0) + 1
+            self.events.publish(
+                "refresh_finished", unit.name, message or f"{what} finished",
+                kind=what, outcome=outcome,
+                documents=report.documents if report else None,
+                embedded=report.embedded if report else None,
+                generation=report.generation if report else None,
+            )  # fmt: skip
+
+        future.add_done_callback(done)
+
+    # -- glossary -------------------------------------------------------------------------
+
+    def update_glossary(self, glossary: Glossary, timeout: float = 120.0) -> list[EngineReport]:
+        """Persist ``glossary``, hand each unit its part, refresh (re-embedding only documents
+        whose glossary context changed) and install the new matchers."""
+        with self._lock:
+            if self.glossary_path is not None:
+                self.glossary_path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = self.glossary_path.with_suffix(".tmp")
+                tmp.write_text(
+                    json.dumps(glossary.model_dump(mode="json"), ensure_ascii=False, indent=1),
+                    encoding="utf-8",
+                )
+                tmp.replace(self.glossary_path)
+            self.glossary = glossary
+            futures = []
+            for unit in self.units:
+                unit.set_glossary(glossary)
+                if unit.index is not None:
+                    futures.append((unit, unit.refresh()))
+            reports = []
+            for unit, future in futures:
+                reports.append(future.result(timeout))
+                unit.apply_glossary()
+        self.events.publish(
+            "glossary_updated", "", f"{len(glossary.entries)} entries applied",
+            entries=len(glossary.entries),
+        )  # fmt: skip
+        return reports
+
+    def glossary_of(self, unit: ServingUnit) -> Glossary:
+        """The entries of the glossary that reference ``unit``'s items."""
+        schema = unit.schema()
+        return glossary_for(self.glossary, schema) if schema is not None else self.glossary
+
+    # -- snapshots ------------------------------------------------------------------------
+
+    def rollback(self, source: str, generation: str, timeout: float = 60.0) -> ServingUnit:
+        """Serve ``generation`` of ``source`` again: a new unit starts from it and replaces
+        the current one once it serves."""
+        with self._lock:
+            old = self.unit(source)
+            new = old.rollback(generation)
+            self._attach(new)
+            future = new.start()
+            if future is not None:
+                future.result(timeout)
+            self.units[self.units.index(old)] = new
+        old.destroy(timeout)
+        self.events.publish(
+            "snapshot_rolled_back", source, f"serving {new.generation} (from {generation})",
+            generation=new.generation, rolled_back_from=generation,
+        )  # fmt: skip
+        return new
+
+    # -- feedback -------------------------------------------------------------------------
+
+    def record_usage(self, query_id: str, ids: Sequence[str]) -> tuple[bool, list[str], bool]:
+        """Persist a usage report; returns (recorded, unknown ids, learned by the ranking)."""
+        known, unknown = [], []
+        for doc_id in dict.fromkeys(ids):
+            if any(u.index is not None and u.index.get(doc_id) for u in self.units):
+                known.append(doc_id)
+            else:
+                unknown.append(doc_id)
+        if not known:
+            return False, unknown, False
+        event = self.feedback.record(query_id, known)
+        learned = self._learn(event.query, known)
+        return True, unknown, learned
+
+    def _learn(self, query: str | None, ids: Sequence[str]) -> bool:
+        if not query:
+            return False
+        learned = False
+        for unit in self.units:
+            index = unit.index
+            if index is not None:
+                learned |= index.record_usage(ids, query=query)
+        return learned
+
+    def _replay_feedback(self) -> None:
+        """Feed stored usage events back to the ranking after a (re)start."""
+        try:
+            events = self.feedback.events()
+        except OSError as exc:
+            logger.warning("could not read the feedback file: %s", exc)
+            return
+        learned = sum(self._learn(e.query, e.selected_ids) for e in events)
+        if events:
+            logger.info("replayed %d usage events (%d learned)", len(events), learned)

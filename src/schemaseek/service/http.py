@@ -1,0 +1,268 @@
+"""The one ASGI app on one port: health, metrics, MCP and the two Connect/gRPC services.
+
+Routes: ``GET /health`` (always 200), ``GET /health/ready`` (200 ready|degraded, 503
+unavailable), ``GET /metrics``, ``/mcp`` (MCP streamable HTTP), and the RPC paths
+``/schemaseek.v1.SearchService/*`` and ``/schemaseek.v1.AdminService/*``.
+
+Around the RPC apps this layer binds a request id (``x-request-id``, echoed), refuses what the
+Connect runtime would answer with a 5xx for a client's mistake (an unknown content encoding,
+gRPC over HTTP/1.1), compresses Connect unary responses over ``compression_min_bytes`` with
+the best of br, zstd and gzip the client accepts, and gives bodiless HTTP errors the one JSON
+error shape.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import brotli
+import zstandard
+
+from schemaseek.service.backend import Backend
+from schemaseek.service.errors import error_body, http_error_body
+from schemaseek.service.logs import REQUEST_ID, new_request_id
+from schemaseek.service.metrics import CONTENT_TYPE, ServiceMetrics
+
+__all__ = ["ServiceApp"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+RPC_PREFIXES = ("/schemaseek.v1.SearchService/", "/schemaseek.v1.AdminService/")
+ENCODINGS = ("identity", "gzip", "br", "zstd")
+_COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
+    "br": lambda data: brotli.compress(data, quality=4),
+    "zstd": lambda data: zstandard.ZstdCompressor(level=3).compress(data),
+    "gzip": lambda data: gzip.compress(data, compresslevel=5),
+}
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return ""
+
+
+def pick_encoding(accept: str) -> str | None:
+    """The best of br, zstd, gzip that ``accept`` (Accept-Encoding) allows."""
+    offered: dict[str, float] = {}
+    for part in accept.split(","):
+        name, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        offered[name.strip().lower()] = q
+    for name in ("br", "zstd", "gzip"):
+        if offered.get(name, offered.get("*", 0.0)) > 0:
+            return name
+    return None
+
+
+async def _respond(
+    send: Send, status: int, body: bytes, content_type: str = "application/json"
+) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", content_type.encode()),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+class ServiceApp:
+    """See the module docstring."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        rpc_apps: dict[str, ASGIApp],
+        metrics: ServiceMetrics,
+        *,
+        mcp_app: ASGIApp | None = None,
+        mcp_lifespan: Callable[[], contextlib.AbstractAsyncContextManager[Any]] | None = None,
+        compression_min_bytes: int = 1024,
+        on_shutdown: Callable[[], None] | None = None,
+    ) -> None:
+        self.backend = backend
+        self.rpc_apps = rpc_apps
+        self.metrics = metrics
+        self.mcp_app = mcp_app
+        self.mcp_lifespan = mcp_lifespan
+        self.compression_min_bytes = compression_min_bytes
+        self.on_shutdown = on_shutdown
+        self._stack = contextlib.AsyncExitStack()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        request_id = new_request_id(_header(scope, b"x-request-id"))
+        token = REQUEST_ID.set(request_id)
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", request_id.encode()),
+                ]
+            await send(message)
+
+        try:
+            await self._route(scope, receive, send_with_id)
+        finally:
+            REQUEST_ID.reset(token)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    if self.mcp_lifespan is not None:
+                        await self._stack.enter_async_context(self.mcp_lifespan())
+                    self.backend.start()
+                except Exception as exc:
+                    await send({"type": "lifespan.startup.failed", "message": str(exc)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                with contextlib.suppress(Exception):
+                    await self._stack.aclose()
+                if self.on_shutdown is not None:
+                    self.on_shutdown()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path: str = scope.get("path", "")
+        method: str = scope.get("method", "GET")
+        for prefix in RPC_PREFIXES:
+            if path.startswith(prefix):
+                await self._rpc(self.rpc_apps[prefix], scope, receive, send)
+                return
+        if path == "/mcp" or path.startswith("/mcp/"):
+            if self.mcp_app is not None:
+                await self.mcp_app(scope, receive, send)
+                return
+        simple = {"/health": self._health, "/health/ready": self._ready, "/metrics": self._metrics}
+        handler = simple.get(path)
+        if handler is None:
+            self.metrics.http.labels("other", "404").inc()
+            await _respond(send, 404, http_error_body(404))
+            return
+        if method not in ("GET", "HEAD"):
+            self.metrics.http.labels(path, "405").inc()
+            await _respond(send, 405, http_error_body(405))
+            return
+        await handler(send)
+
+    async def _health(self, send: Send) -> None:
+        self.metrics.http.labels("/health", "200").inc()
+        await _respond(send, 200, b'{"status":"ok"}')
+
+    async def _ready(self, send: Send) -> None:
+        body = self.backend.readiness()
+        status = 503 if body["status"] == "unavailable" else 200
+        self.metrics.http.labels("/health/ready", str(status)).inc()
+        await _respond(send, status, json.dumps(body).encode())
+
+    async def _metrics(self, send: Send) -> None:
+        self.metrics.http.labels("/metrics", "200").inc()
+        await _respond(send, 200, self.metrics.render(), CONTENT_TYPE)
+
+    async def _rpc(self, app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+        content_type = _header(scope, b"content-type").lower()
+        grpc = content_type.startswith("application/grpc")
+        if grpc and scope.get("http_version") != "2":
+            await _respond(send, 415, error_body(_code("invalid_argument"), "gRPC needs HTTP/2"))
+            return
+        streaming = grpc or content_type.startswith("application/connect+")
+        name = b"connect-content-encoding" if streaming else b"content-encoding"
+        encoding = _header(scope, name).strip().lower()
+        if not grpc and encoding and encoding not in ENCODINGS:
+            message = f"unsupported {name.decode()} {encoding!r}; use one of {', '.join(ENCODINGS)}"
+            await _respond(send, 400, error_body(_code("invalid_argument"), message))
+            return
+        accept = _header(scope, b"accept-encoding")
+        inner = dict(scope)
+        if not streaming:
+            inner["headers"] = [
+                (k, v) for k, v in scope["headers"] if k.lower() != b"accept-encoding"
+            ]
+        await app(inner, receive, _Buffered(send, accept if not streaming else None, self))
+
+
+class _Buffered:
+    """Buffers a unary response (or any error) to compress it or give it the JSON shape;
+    streams everything else straight through."""
+
+    def __init__(self, send: Send, accept: str | None, owner: ServiceApp) -> None:
+        self.send = send
+        self.accept = accept
+        self.owner = owner
+        self.start: Message | None = None
+        self.chunks: list[bytes] = []
+        self.passthrough = False
+
+    async def __call__(self, message: Message) -> None:
+        if self.passthrough:
+            await self.send(message)
+            return
+        if message["type"] == "http.response.start":
+            status = int(message["status"])
+            if self.accept is None and status < 400:
+                self.passthrough = True
+                await self.send(message)
+                return
+            self.start = message
+            return
+        if message["type"] != "http.response.body" or self.start is None:
+            await self.send(message)
+            return
+        self.chunks.append(bytes(message.get("body", b"")))
+        if message.get("more_body", False):
+            return
+        await self._flush(b"".join(self.chunks))
+
+    async def _flush(self, body: bytes) -> None:
+        assert self.start is not None
+        status = int(self.start["status"])
+        headers = [
+            (k, v) for k, v in self.start.get("headers", [])
+            if k.lower() not in (b"content-length", b"content-encoding")
+        ]  # fmt: skip
+        if status >= 400 and not body:
+            body = http_error_body(status)
+            headers = [(k, v) for k, v in headers if k.lower() != b"content-type"]
+            headers.append((b"content-type", b"application/json"))
+        elif status == 200 and self.accept and len(body) > self.owner.compression_min_bytes:
+            encoding = pick_encoding(self.accept)
+            if encoding is not None:
+                body = _COMPRESSORS[encoding](body)
+                headers.append((b"content-encoding", encoding.encode()))
+        headers.append((b"content-length", str(len(body)).encode()))
+        await self.send({**self.start, "headers": headers})
+        await self.send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def _code(name: str) -> Any:
+    from connectrpc.code import Code
+
+    return Code(name)

@@ -1,0 +1,156 @@
+"""The ``schemaseek.v1.SearchService`` handlers: Search, GetSchema, ReportUsage."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from connectrpc.request import RequestContext
+
+from schemaseek.documents import DocKind
+from schemaseek.pipeline import MODES, InvalidQueryError, Mode
+from schemaseek.service import convert
+from schemaseek.service.backend import Backend
+from schemaseek.service.cursor import (
+    Cursor,
+    decode_cursor,
+    encode_cursor,
+    search_hash,
+)
+from schemaseek.service.errors import to_connect_error
+from schemaseek.service.federation import check_query, federated_search
+from schemaseek.service.gen.schemaseek.v1 import search_pb as pb
+from schemaseek.service.trace import Tracer
+
+__all__ = ["SearchHandler", "run_search"]
+
+T = TypeVar("T")
+DEFAULT_LIMIT = 10
+MAX_IDS = 200
+_KINDS = {k.value for k in DocKind}
+
+
+class SearchHandler:
+    """Implements ``SearchService`` over a :class:`Backend`; blocking work runs on a pool."""
+
+    def __init__(self, backend: Backend, executor: ThreadPoolExecutor, secret: bytes) -> None:
+        self.backend = backend
+        self.executor = executor
+        self.secret = secret
+        self._introspection: dict[str, str] = {}
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.executor, functools.partial(fn, *args))
+        except Exception as exc:
+            raise to_connect_error(exc) from exc
+
+    async def search(
+        self, request: pb.SearchRequest, ctx: RequestContext[Any, Any], /
+    ) -> pb.SearchResponse:
+        response, _ = await self._run(run_search, self.backend, self.secret, request, None)
+        return response
+
+    async def get_schema(
+        self, request: pb.GetSchemaRequest, ctx: RequestContext[Any, Any], /
+    ) -> pb.GetSchemaResponse:
+        return await self._run(self._get_schema, request)
+
+    def _get_schema(self, request: pb.GetSchemaRequest) -> pb.GetSchemaResponse:
+        if not request.source:
+            raise InvalidQueryError("source is required")
+        unit = self.backend.unit(request.source)
+        schema = unit.schema()
+        if schema is None:
+            raise InvalidQueryError(f"source {request.source!r} has no schema to send yet")
+        out = pb.GetSchemaResponse(source=schema.name, kind=schema.kind, hash=schema.schema_hash)
+        if request.known_hash == schema.schema_hash:
+            return out
+        out.changed = True
+        if schema.kind == "graphql":
+            sdl = str(schema.raw.get("sdl") or "")
+            out.sdl = sdl
+            out.introspection_json = self._introspect(schema.schema_hash, sdl)
+        else:
+            out.tables = convert.sql_tables(schema)
+        return out
+
+    def _introspect(self, key: str, sdl: str) -> str:
+        if key not in self._introspection and sdl:
+            from graphql import build_schema, introspection_from_schema
+
+            result = introspection_from_schema(build_schema(sdl))
+            self._introspection = {key: json.dumps(result, separators=(",", ":"))}
+        return self._introspection.get(key, "")
+
+    async def report_usage(
+        self, request: pb.ReportUsageRequest, ctx: RequestContext[Any, Any], /
+    ) -> pb.ReportUsageResponse:
+        if not request.query_id.strip() or len(request.query_id) > 128:
+            raise to_connect_error(InvalidQueryError("query_id must be 1-128 characters"))
+        ids = [i for i in request.selected_ids if i]
+        if not ids or len(ids) > MAX_IDS:
+            raise to_connect_error(InvalidQueryError(f"selected_ids must hold 1-{MAX_IDS} ids"))
+        recorded, unknown, learned = await self._run(
+            self.backend.record_usage, request.query_id, ids
+        )
+        return pb.ReportUsageResponse(recorded=recorded, unknown_ids=unknown, learned=learned)
+
+
+def run_search(
+    backend: Backend, secret: bytes, request: pb.SearchRequest, tracer: Tracer | None
+) -> tuple[pb.SearchResponse, Tracer | None]:
+    """Validate, page and answer one search request (also used by ``TraceQuery``)."""
+    max_length = backend.settings.max_query_length
+    max_limit = backend.settings.max_search_limit
+    limit = request.limit or DEFAULT_LIMIT
+    check_query(request.query, limit, max_length, max_limit)
+    mode = request.mode or "hybrid"
+    if mode not in MODES:
+        raise InvalidQueryError(f"mode must be one of {', '.join(MODES)}")
+    unknown = [k for k in request.kinds if k not in _KINDS]
+    if unknown:
+        raise InvalidQueryError(f"unknown kinds {unknown}; valid: {', '.join(sorted(_KINDS))}")
+    include = list(request.filter.include) if request.filter else []
+    exclude = list(request.filter.exclude) if request.filter else []
+    query = request.query.strip()
+    digest = search_hash(query, request.sources, request.kinds, include, exclude, mode)
+    cursor = decode_cursor(secret, request.cursor, digest) if request.cursor else None
+    page = federated_search(
+        backend.units,
+        query,
+        limit=limit,
+        served=cursor.served if cursor else 0,
+        max_depth=max_limit,
+        mode=_mode(mode),
+        kinds=list(request.kinds),
+        sources=list(request.sources),
+        include=include,
+        exclude=exclude,
+        after=(cursor.score, cursor.id) if cursor else None,
+        tracer=tracer,
+    )
+    query_id = uuid.uuid4().hex
+    backend.feedback.remember(query_id, query)
+    next_cursor = ""
+    if page.has_more and page.hits:
+        last = page.hits[-1]
+        served = (cursor.served if cursor else 0) + len(page.hits)
+        next_cursor = encode_cursor(secret, Cursor(last.hit.score, last.key, served, digest))
+    response = convert.search_response(
+        page, explain=request.explain, query_id=query_id, next_cursor=next_cursor
+    )
+    return response, tracer
+
+
+def _mode(text: str) -> Mode:
+    for mode in MODES:
+        if mode == text:
+            return mode
+    raise InvalidQueryError(f"mode must be one of {', '.join(MODES)}")

@@ -1,0 +1,304 @@
+"""The adapter the servicers are written against: one *serving unit* per source.
+
+:class:`ServingUnit` is the small interface the service needs (state, index, refresh,
+glossary, snapshots, circuits). :class:`EngineUnit` adapts a lifecycle
+:class:`~schemaseek.engine.SourceEngine` (two-phase start, snapshot generations, circuit
+breakers); :class:`IndexUnit` adapts a plain :class:`~schemaseek.index.SchemaIndex` (rebuilt
+on refresh, no snapshots), for embedding the service around an index built elsewhere.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Protocol
+
+from schemaseek.cli.snapshot_command import glossary_for
+from schemaseek.embedding.breaker import Listener
+from schemaseek.engine import EngineReport, EngineState, SourceEngine
+from schemaseek.errors import ConfigError, SchemaSeekError
+from schemaseek.glossary import Glossary
+from schemaseek.index import SchemaIndex
+from schemaseek.signals.glossary import GlossaryMatcher
+from schemaseek.snapshots.manager import SnapshotManager
+from schemaseek.sources.base import SourceSchema
+
+__all__ = ["EngineUnit", "IndexUnit", "RollbackHold", "ServingUnit", "doc_count", "vector_count"]
+
+logger = logging.getLogger(__name__)
+
+#: ``(name, fetch) -> SourceEngine``: how an :class:`EngineUnit` (re)creates its engine.
+EngineFactory = Callable[[str, Callable[[], SourceSchema]], SourceEngine]
+
+
+class RollbackHold(SchemaSeekError):
+    """Raised by the fetch of a rolled-back engine once, so its catch-up keeps the generation."""
+
+
+class ServingUnit(Protocol):
+    """What the service needs from one source's engine."""
+
+    name: str
+
+    @property
+    def index(self) -> SchemaIndex | None:
+        """The index to search, or None while nothing can be served."""
+        ...
+
+    @property
+    def state(self) -> str:
+        """initializing, degraded, ready, failed or destroyed."""
+        ...
+
+    @property
+    def generation(self) -> str | None: ...
+
+    @property
+    def last_report(self) -> EngineReport | None: ...
+
+    @property
+    def snapshots(self) -> SnapshotManager | None: ...
+
+    def circuits(self) -> dict[str, str]:
+        """Circuit name → state (empty without breakers)."""
+        ...
+
+    def add_breaker_listener(self, listener: Listener) -> None: ...
+
+    def start(self) -> Future[EngineReport] | None:
+        """Start serving (phase one in this call); the future is the background phase two."""
+        ...
+
+    def refresh(self) -> Future[EngineReport]: ...
+
+    def set_glossary(self, glossary: Glossary) -> None:
+        """Use ``glossary`` from the next refresh on (call :meth:`apply_glossary` after)."""
+        ...
+
+    def apply_glossary(self) -> None:
+        """Make the current glossary's matcher serve now (after a refresh)."""
+        ...
+
+    def schema(self) -> SourceSchema | None:
+        """The source schema being served."""
+        ...
+
+    def rollback(self, generation: str) -> ServingUnit:
+        """A new unit serving ``generation`` (this one is left to be destroyed)."""
+        ...
+
+    def destroy(self, timeout: float | None = None) -> bool: ...
+
+
+def doc_count(index: SchemaIndex | None) -> int:
+    """How many documents ``index`` serves (without materialising lazy ones)."""
+    parts = index._parts if index is not None else None
+    return len(parts.documents) if parts is not None else 0
+
+
+def vector_count(index: SchemaIndex | None) -> int:
+    """How many vectors ``index`` holds."""
+    parts = index._parts if index is not None else None
+    return len(parts.vector) if parts is not None and parts.vector is not None else 0
+
+
+def _refresh_matcher(index: SchemaIndex) -> None:
+    parts = index._parts
+    if parts is None:
+        return
+    documents = parts.documents
+    matcher = None
+    if index.glossary.entries:
+        names = {d: documents[d].name for d in documents}
+        matcher = GlossaryMatcher(index.glossary, list(documents), names)
+    with index._lock:
+        parts.matcher = matcher
+
+
+class EngineUnit:
+    """A :class:`SourceEngine` behind the :class:`ServingUnit` interface."""
+
+    def __init__(
+        self,
+        name: str,
+        fetch: Callable[[], SourceSchema],
+        factory: EngineFactory,
+        glossary: Glossary | None = None,
+    ) -> None:
+        self.name = name
+        self._fetch = fetch
+        self._factory = factory
+        self.glossary = glossary or Glossary()
+        self.engine = factory(name, self._narrowing_fetch)
+        self._listeners: list[Listener] = []
+
+    def _narrowing_fetch(self) -> SourceSchema:
+        """Fetch, and narrow the glossary to the fetched source before the engine uses it."""
+        schema = self._fetch()
+        self.engine.index.glossary = glossary_for(self.glossary, schema)
+        return schema
+
+    @property
+    def index(self) -> SchemaIndex | None:
+        return self.engine.index if self.engine.index._parts is not None else None
+
+    @property
+    def state(self) -> str:
+        return self.engine.state.value
+
+    @property
+    def generation(self) -> str | None:
+        return self.engine.generation
+
+    @property
+    def last_report(self) -> EngineReport | None:
+        return self.engine.last_report
+
+    @property
+    def snapshots(self) -> SnapshotManager | None:
+        return self.engine.snapshots
+
+    def circuits(self) -> dict[str, str]:
+        breakers = self.engine.breakers
+        if breakers is None:
+            return {}
+        return {
+            "embed": breakers.embed_breaker.state.value,
+            "embed_query": breakers.query_breaker.state.value,
+        }
+
+    def add_breaker_listener(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+        breakers = self.engine.breakers
+        if breakers is not None:
+            breakers.embed_breaker.add_listener(listener)
+            breakers.query_breaker.add_listener(listener)
+
+    def start(self) -> Future[EngineReport] | None:
+        return self.engine.init()
+
+    def refresh(self) -> Future[EngineReport]:
+        return self.engine.refresh()
+
+    def set_glossary(self, glossary: Glossary) -> None:
+        self.glossary = glossary
+        schema = self.schema()
+        self.engine.index.glossary = glossary_for(glossary, schema) if schema else glossary
+
+    def apply_glossary(self) -> None:
+        schema = self.schema()
+        if schema is not None:
+            self.engine.index.glossary = glossary_for(self.glossary, schema)
+        _refresh_matcher(self.engine.index)
+
+    def schema(self) -> SourceSchema | None:
+        sources = self.engine.index.sources
+        return sources[0] if sources else None
+
+    def rollback(self, generation: str) -> ServingUnit:
+        manager = self.engine.snapshots
+        if manager is None:
+            raise ConfigError("snapshots are not configured (set SCHEMASEEK_SNAPSHOT_DIR)")
+        manager.rollback(self.name, generation)
+        held = threading.Event()
+
+        def fetch() -> SourceSchema:
+            if not held.is_set():
+                held.set()
+                raise RollbackHold(f"serving rolled-back generation {generation}")
+            return self._fetch()
+
+        unit = EngineUnit(self.name, fetch, self._factory, self.glossary)
+        for listener in self._listeners:
+            unit.add_breaker_listener(listener)
+        return unit
+
+    def destroy(self, timeout: float | None = None) -> bool:
+        return self.engine.destroy(timeout)
+
+
+class IndexUnit:
+    """A plain :class:`SchemaIndex` behind the :class:`ServingUnit` interface: refresh
+    rebuilds it (reusing the vectors of unchanged documents)."""
+
+    def __init__(self, name: str, index: SchemaIndex) -> None:
+        self.name = name
+        self._index = index
+        self._worker = ThreadPoolExecutor(1, thread_name_prefix=f"unit-{name}")
+        self._report: EngineReport | None = None
+        self._destroyed = False
+
+    @property
+    def index(self) -> SchemaIndex | None:
+        return self._index if self._index.built else None
+
+    @property
+    def state(self) -> str:
+        if self._destroyed:
+            return EngineState.DESTROYED.value
+        if not self._index.built:
+            return EngineState.INITIALIZING.value
+        return (EngineState.DEGRADED if self._index.degraded else EngineState.READY).value
+
+    @property
+    def generation(self) -> str | None:
+        return None
+
+    @property
+    def last_report(self) -> EngineReport | None:
+        return self._report
+
+    @property
+    def snapshots(self) -> SnapshotManager | None:
+        return None
+
+    def circuits(self) -> dict[str, str]:
+        return {}
+
+    def add_breaker_listener(self, listener: Listener) -> None:
+        return None
+
+    def start(self) -> Future[EngineReport] | None:
+        return None if self._index.built else self.refresh()
+
+    def refresh(self) -> Future[EngineReport]:
+        return self._worker.submit(self._build)
+
+    def _build(self) -> EngineReport:
+        started = time.perf_counter()
+        try:
+            built = self._index.build()
+        except Exception as exc:
+            logger.warning("rebuilding index %r failed: %s", self.name, exc)
+            report = EngineReport(self.name, 0, 0, 0, error=str(exc))
+        else:
+            report = EngineReport(
+                self.name,
+                built.documents,
+                built.embedded,
+                built.documents - built.embedded,
+                took_s=time.perf_counter() - started,
+                degraded=built.degraded,
+            )
+        self._report = report
+        return report
+
+    def set_glossary(self, glossary: Glossary) -> None:
+        self._index.glossary = glossary
+
+    def apply_glossary(self) -> None:
+        _refresh_matcher(self._index)
+
+    def schema(self) -> SourceSchema | None:
+        return self._index.sources[0] if len(self._index.sources) == 1 else None
+
+    def rollback(self, generation: str) -> ServingUnit:
+        raise ConfigError("this index has no snapshot generations to roll back to")
+
+    def destroy(self, timeout: float | None = None) -> bool:
+        self._destroyed = True
+        self._worker.shutdown(wait=timeout is None or timeout > 0, cancel_futures=True)
+        return True
