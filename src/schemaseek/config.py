@@ -23,7 +23,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "betweenness": 0.0,
     "column_density": 0.0,
     "proximity": 0.0,
-    "reach": 0.0,
+    "reach": 1.0,  # GraphQL root fields by where they lead; chosen on our GitLab/Saleor sets
     # usage feedback (ids chosen for similar past questions); active once events exist
     "feedback": 1.0,
 }
@@ -70,13 +70,14 @@ class SearchSettings(BaseSettings):
 
     # rerank stage (spec 003 "Reranking"): "none", "cross-encoder" or "late-interaction".
     # rerank_candidates: how many leading fused candidates are re-scored; rerank_alpha: the
-    # late-interaction weight of MaxSim against the fused order. 5 and 0.5 were swept on
-    # BIRD-dev and Spider-dev (bench/rerank_eval.py); more candidates or more weight cost recall.
+    # late-interaction weight of MaxSim against the fused order. 5 and 0.3 were swept on
+    # BIRD-dev and Spider-dev (bench/rerank_eval.py): more candidates or weight help Spider and
+    # cost BIRD recall.
     reranker: str = "none"
     reranker_model_path: str | None = None
     reranker_tokenizer_path: str | None = None
     rerank_candidates: int = Field(default=5, ge=1, le=1000)
-    rerank_alpha: float = Field(default=0.5, ge=0.0, le=1.0)
+    rerank_alpha: float = Field(default=0.3, ge=0.0, le=1.0)
 
     # lifecycle: engines, snapshot generations, circuit breakers, remote embeddings
     snapshot_dir: str | None = None

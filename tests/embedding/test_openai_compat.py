@@ -146,7 +146,7 @@ def test_key_is_never_written_anywhere(
     server.fail = True
     engine.search("customer payments")  # a failing query is logged
     engine.destroy()
-    written = b"".join(bytes(store.read(k)) for k in store.keys())
+    written = b"".join(bytes(store.read(k)) for k in store.stored_keys())
     for text in (
         repr(remote),
         json.dumps(fingerprint.to_dict()),
@@ -191,16 +191,16 @@ def test_query_deadline(server: EmbeddingServer, monkeypatch: pytest.MonkeyPatch
         "m", dimensions=384, base_url=server.base_url, api_key_env=KEY_ENV, query_timeout_s=0.3
     ) as provider:
         started = time.perf_counter()
-        with pytest.raises(EmbeddingError, match="longer than 0.3 s"):
+        with pytest.raises(EmbeddingError, match=r"longer than 0\.3 s"):
             provider.embed_query("slow question")
         assert time.perf_counter() - started < 0.9
 
 
 def test_http_errors_and_config(server: EmbeddingServer) -> None:
     server.fail = True
-    with OpenAICompatibleProvider("m", dimensions=384, base_url=server.base_url) as provider:
-        with pytest.raises(EmbeddingError, match="HTTP 503"):
-            provider.embed(["x"])
+    provider = OpenAICompatibleProvider("m", dimensions=384, base_url=server.base_url)
+    with provider, pytest.raises(EmbeddingError, match="HTTP 503"):
+        provider.embed(["x"])
     with pytest.raises(ConfigError):
         OpenAICompatibleProvider("m", base_url="ftp://nowhere")
     made = create_provider("openai", model="m", dimensions=8, base_url=server.base_url)

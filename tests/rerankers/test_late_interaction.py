@@ -61,6 +61,28 @@ def test_token_vectors_drop_special_tokens(onnx_provider: OnnxEmbeddingProvider)
     assert onnx_provider.token_vectors([]) == []
 
 
+def test_token_vectors_reuse_the_question_embed_query_ran(
+    onnx_provider: OnnxEmbeddingProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs: list[int] = []
+    forward = onnx_provider._forward
+
+    def counted(session: object, encodings: Sequence[object]) -> object:
+        runs.append(len(encodings))
+        return forward(session, encodings)
+
+    monkeypatch.setattr(onnx_provider, "_forward", counted)
+    question = "royalties paid to artists last year"
+    onnx_provider.embed_query(question)
+    reused = onnx_provider.token_vectors([question], query=True)[0]
+    assert runs == [1]  # the question's model run is shared with the vector signal
+    fresh = onnx_provider.token_vectors([question])[0]
+    assert runs == [1, 1]
+    np.testing.assert_allclose(reused, fresh, atol=1e-5)
+    onnx_provider.token_vectors(["another question"], query=True)
+    assert runs == [1, 1, 1]
+
+
 def test_maxsim_equals_brute_force() -> None:
     rng = np.random.default_rng(3)
 

@@ -21,6 +21,7 @@ from schemaseek.cli.output import (
     stderr,
     stdout,
 )
+from schemaseek.cli.serve_command import serve_command
 from schemaseek.cli.snapshot_command import (
     SnapshotDirOpt,
     index_with_snapshots,
@@ -41,6 +42,7 @@ app = typer.Typer(
 )
 app.command(name="eval")(eval_command)
 app.command(name="mcp")(mcp_command)
+app.command(name="serve")(serve_command)
 app.add_typer(snapshot_app, name="snapshot")
 
 Demo = Annotated[bool, typer.Option("--demo", help="Use the embedded music-company demo.")]

@@ -121,6 +121,7 @@ class OnnxEmbeddingProvider:
         self._query_session: Any = None
         self._bulk_session: Any = None
         self._input_names: frozenset[str] = frozenset()
+        self._last_query: tuple[str, Vectors] | None = None
 
     @property
     def model_id(self) -> str:
@@ -166,29 +167,29 @@ class OnnxEmbeddingProvider:
         return end
 
     def embed_query(self, text: str) -> Vectors:
-        """Embed one query (``query_prefix`` + ``text``) on the single-threaded session."""
+        """Embed one query (``query_prefix`` + ``text``) on the single-threaded session. Its
+        token vectors are kept for a following ``token_vectors([text], query=True)``."""
         session = self._ensure_loaded()
         encoding = self._tokenizer.encode(self.query_prefix + text)
-        vector: Vectors = self._run(session, [encoding])[0]
+        vector: Vectors = self._run(session, [encoding], self.query_prefix + text)[0]
         return vector
 
     def token_vectors(
         self, texts: Sequence[str], *, query: bool = False, bulk: bool = False
     ) -> list[Vectors]:
-        """Each text's ``last_hidden_state`` rows, ``(tokens, dimensions)`` float32, not
-        normalised, special tokens and padding dropped (for late-interaction reranking).
-
-        ``query=True`` prepends ``query_prefix``. All texts go in one model run, padded to the
-        longest, on the single-threaded query session (``bulk=True``: the bulk session).
-        """
+        """Each text's ``last_hidden_state`` rows (float32, not normalised, no special tokens
+        or padding), for late interaction. ``query=True`` prepends ``query_prefix``. One model
+        run, on the single-threaded query session (``bulk=True``: the bulk session)."""
         if not texts:
             return []
-        session = self._ensure_bulk() if bulk else self._ensure_loaded()
         prefix = self.query_prefix if query else ""
+        last = self._last_query  # the question embed_query just ran: no second model run
+        if query and len(texts) == 1 and last is not None and last[0] == prefix + texts[0]:
+            return [last[1].copy()]
+        session = self._ensure_bulk() if bulk else self._ensure_loaded()
         encodings = self._tokenizer.encode_batch([prefix + text for text in texts])
         hidden, _ = self._forward(session, encodings)
-        keep = [np.asarray(e.special_tokens_mask, dtype=bool) == 0 for e in encodings]
-        return [np.ascontiguousarray(hidden[row, : len(k)][k]) for row, k in enumerate(keep)]
+        return [_token_rows(hidden[row], e) for row, e in enumerate(encodings)]
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -284,9 +285,12 @@ class OnnxEmbeddingProvider:
 
     # -- inference ---------------------------------------------------------------------------
 
-    def _run(self, session: Any, encodings: Sequence[Any]) -> Vectors:
-        """Run the model on ``encodings``, mean-pool its token vectors and normalise."""
+    def _run(self, session: Any, encodings: Sequence[Any], query: str = "") -> Vectors:
+        """Run the model on ``encodings``, mean-pool its token vectors and normalise; keep
+        the token vectors of a single ``query`` for :meth:`token_vectors`."""
         hidden, mask = self._forward(session, encodings)
+        if query:
+            self._last_query = (query, _token_rows(hidden[0], encodings[0]))
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -314,3 +318,9 @@ class OnnxEmbeddingProvider:
                 f"{self._dimensions}): wrong dimensions for model {self._model_id!r}"
             )
         return hidden, mask
+
+
+def _token_rows(hidden: Vectors, encoding: Any) -> Vectors:
+    """One text's rows of ``hidden`` without padding and special tokens."""
+    keep = np.asarray(encoding.special_tokens_mask, dtype=bool) == 0
+    return np.ascontiguousarray(hidden[: len(keep)][keep])

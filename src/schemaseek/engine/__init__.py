@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from schemaseek.engine.core import EngineCancelled, EngineReport, EngineState, SourceEngine
+from schemaseek.engine.core import SourceEngine
 from schemaseek.engine.polling import Poller
 from schemaseek.engine.providers import breaker_config, provider_from_settings
+from schemaseek.engine.report import EngineCancelled, EngineReport, EngineState
 
 __all__ = [
     "EngineCancelled",

@@ -20,8 +20,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -31,67 +29,20 @@ from schemaseek.config import SearchSettings
 from schemaseek.documents import Document, SearchResponse
 from schemaseek.embedding.base import EmbeddingProvider, Vectors
 from schemaseek.embedding.breaker import BreakerConfig, BreakerProvider, BreakerState
-from schemaseek.errors import ConfigError, EmbeddingError, SchemaSeekError
+from schemaseek.engine import persistence
+from schemaseek.engine.report import EngineCancelled, EngineReport, EngineState
+from schemaseek.errors import ConfigError, EmbeddingError
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
 from schemaseek.rerank import Reranker
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.snapshots.fingerprint import fingerprint_of
-from schemaseek.snapshots.manager import SnapshotManager, VerifiedGeneration
-from schemaseek.snapshots.signal_state import GRAPH, restore_keyword
+from schemaseek.snapshots.manager import SnapshotManager
 from schemaseek.sources.base import SourceSchema
 
 __all__ = ["EngineCancelled", "EngineReport", "EngineState", "SourceEngine"]
 
 logger = logging.getLogger(__name__)
-
-
-class EngineState(StrEnum):
-    """Where an engine is; ``degraded`` serves keyword + glossary only."""
-
-    INITIALIZING = "initializing"
-    DEGRADED = "degraded"
-    READY = "ready"
-    FAILED = "failed"
-    DESTROYED = "destroyed"
-
-
-class EngineCancelled(SchemaSeekError):
-    """The engine was destroyed while this work was running."""
-
-
-@dataclass(frozen=True, slots=True)
-class EngineReport:
-    """What one start or refresh did. ``error`` is set when it failed (the index then is
-    what it was before)."""
-
-    source: str
-    documents: int
-    embedded: int
-    reused: int
-    added: int = 0
-    changed: int = 0
-    removed: int = 0
-    generation: str | None = None
-    took_s: float = 0.0
-    degraded: bool = False
-    error: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The CLI's ``index --json`` line."""
-        out: dict[str, Any] = {
-            "source": self.source,
-            "documents": self.documents,
-            "embedded": self.embedded,
-            "reused": self.reused,
-            "generation": self.generation,
-            "took_ms": round(self.took_s * 1000.0, 1),
-            "degraded": self.degraded,
-        }
-        if self.error:
-            out["error"] = self.error
-        return out
 
 
 class SourceEngine:
@@ -196,7 +147,7 @@ class SourceEngine:
         if self.index._parts is not None or self._cancel.is_set():
             raise ConfigError(f"engine {self.name!r} was already started")
         started = time.perf_counter()
-        if self._load_snapshot():
+        if persistence.load_snapshot(self):
             future = self._submit(self._catch_up, started)
         else:
             try:
@@ -308,7 +259,7 @@ class SourceEngine:
         added = sum(1 for d in changed if d not in parts.documents)
         has_vectors = self.provider is None or parts.vectors_ready
         if not changed and not removed and has_vectors and schema.schema_hash == self._schema_hash:
-            return self._report(started, len(documents), 0, 0, 0, 0)
+            return self._report(time.perf_counter() - started, len(documents), 0, 0, 0, 0)
         replacement = None
         vectors = None
         if self.provider is not None and parts.vectors_ready:
@@ -324,13 +275,23 @@ class SourceEngine:
             self.index, schema, documents, matcher, changed, removed, vectors, replacement
         )
         self._hashes, self._schema_hash = hashes, schema.schema_hash
-        self._save()
+        served_s = time.perf_counter() - started  # the new index serves from here on
+        persistence.save_snapshot(self)
+        saved_s = time.perf_counter() - started - served_s
         return self._report(
-            started, len(documents), embedded, added, len(changed) - added, len(removed)
-        )
+            served_s, len(documents), embedded, added, len(changed) - added, len(removed),
+            extra={"save_s": saved_s},
+        )  # fmt: skip
 
     def _report(
-        self, started: float, documents: int, embedded: int, added: int, changed: int, removed: int
+        self,
+        took_s: float,
+        documents: int,
+        embedded: int,
+        added: int,
+        changed: int,
+        removed: int,
+        extra: dict[str, Any] | None = None,
     ) -> EngineReport:
         report = EngineReport(
             source=self.name,
@@ -341,8 +302,9 @@ class SourceEngine:
             changed=changed,
             removed=removed,
             generation=self.generation,
-            took_s=time.perf_counter() - started,
+            took_s=took_s,
             degraded=self.state is not EngineState.READY,
+            extra=extra or {},
         )
         self.last_report = report
         return report
@@ -375,55 +337,3 @@ class SourceEngine:
             self._check_cancel()
             index.build()
         return index
-
-    # -- snapshots ------------------------------------------------------------------------
-
-    def _load_snapshot(self) -> bool:
-        if self.snapshots is None or self.fingerprint is None:
-            return False
-        loaded = self.snapshots.load(self.name, self.fingerprint, self._restore)
-        if loaded is None:
-            return False
-        manifest = loaded.generation.manifest
-        self.generation = manifest.generation
-        self._schema_hash = manifest.schema_hash
-        documents = loaded.value
-        self._hashes = {d: documents.content_hash(d) for d in documents}
-        return True
-
-    def _restore(self, generation: VerifiedGeneration) -> index_state.LazyDocuments:
-        return index_state.restore_state(self.index, generation)
-
-    def _save(self) -> None:
-        """Write a generation of the current index (when it has vectors) and make the live
-        keyword index the saved one, so a restart answers exactly as this process does."""
-        parts = self.index._require()
-        if self.snapshots is None or self.fingerprint is None or not parts.vectors_ready:
-            return
-        vector = parts.vector
-        if vector is not None and len(vector) >= vector.exact_threshold and not vector.graph_built:
-            vector.build()
-        try:
-            files = index_state.export_state(self.index, self._hashes)
-            manifest = self.snapshots.save(
-                self.name,
-                self.fingerprint,
-                files,
-                schema_hash=self._schema_hash or "",
-                documents=len(parts.documents),
-                vectors=len(vector) if vector is not None else 0,
-                ann_graph=GRAPH in files,
-                parent=self.generation,
-            )
-        except Exception as exc:  # serving goes on; the next change saves again
-            logger.warning("saving a snapshot of source %r failed: %s", self.name, exc)
-            return
-        self.generation = manifest.generation
-        settings = self.index.settings
-        keyword = restore_keyword(
-            {name: memoryview(data) for name, data in files.items()},
-            settings.keyword_field_weights,
-            settings.prefix_min_results,
-        )
-        with self.index._lock:
-            parts.keyword = keyword

@@ -19,6 +19,7 @@ from schemaseek.service import convert
 from schemaseek.service.backend import Backend
 from schemaseek.service.errors import to_connect_error
 from schemaseek.service.gen.schemaseek.v1 import admin_pb as pb
+from schemaseek.service.gen.schemaseek.v1.admin_connect import AdminService
 from schemaseek.service.search_service import run_search
 from schemaseek.service.settings import ServiceConfig, redacted_config
 from schemaseek.service.trace import Tracer
@@ -31,7 +32,7 @@ MAX_GLOSSARY_BYTES = 4 << 20
 DEFAULT_GRAPH_NODES = 5000
 
 
-class AdminHandler:
+class AdminHandler(AdminService):
     """Implements ``AdminService`` over a :class:`Backend`."""
 
     def __init__(

@@ -9,6 +9,7 @@ as they happen.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -44,6 +45,10 @@ def overall_status(states: Sequence[str], circuits: Sequence[dict[str, str]]) ->
     if all_open and all(all(v == "open" for v in c.values()) for c in all_open):
         return "unavailable"
     return "ready" if all(s == "ready" for s in states) else "degraded"
+
+
+def _apply_glossary(unit: ServingUnit, _future: Future[EngineReport]) -> None:
+    unit.apply_glossary()
 
 
 class _Poller(Poller):
@@ -112,7 +117,7 @@ class Backend:
                 continue
             if future is not None:
                 self._track(unit, future, "start")
-                future.add_done_callback(lambda _f, u=unit: u.apply_glossary())
+                future.add_done_callback(functools.partial(_apply_glossary, unit))
         self._replay_feedback()
         self.started.set()
         if self.poller is not None:

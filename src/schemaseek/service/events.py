@@ -95,10 +95,10 @@ class EventBus:
                 if not sub.types or event.type in sub.types:
                     yield event
             while not closed:
-                event = await sub.queue.get()
-                if event is None:
+                item = await sub.queue.get()
+                if item is None:
                     return
-                yield event
+                yield item
         finally:
             with self._lock:
                 if sub in self._subscribers:

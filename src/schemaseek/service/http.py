@@ -21,6 +21,7 @@ from typing import Any
 
 import brotli
 import zstandard
+from connectrpc.code import Code
 
 from schemaseek.service.backend import Backend
 from schemaseek.service.errors import error_body, http_error_body
@@ -97,6 +98,7 @@ class ServiceApp:
         mcp_app: ASGIApp | None = None,
         mcp_lifespan: Callable[[], contextlib.AbstractAsyncContextManager[Any]] | None = None,
         compression_min_bytes: int = 1024,
+        max_request_bytes: int = 1 << 20,
         on_shutdown: Callable[[], None] | None = None,
     ) -> None:
         self.backend = backend
@@ -105,6 +107,7 @@ class ServiceApp:
         self.mcp_app = mcp_app
         self.mcp_lifespan = mcp_lifespan
         self.compression_min_bytes = compression_min_bytes
+        self.max_request_bytes = max_request_bytes
         self.on_shutdown = on_shutdown
         self._stack = contextlib.AsyncExitStack()
 
@@ -153,13 +156,13 @@ class ServiceApp:
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope.get("path", "")
         method: str = scope.get("method", "GET")
+        if self.mcp_app is not None and (path == "/mcp" or path.startswith("/mcp/")):
+            await self.mcp_app(scope, receive, send)
+            return
+        receive = await _read_body(receive, self.max_request_bytes)
         for prefix in RPC_PREFIXES:
             if path.startswith(prefix):
                 await self._rpc(self.rpc_apps[prefix], scope, receive, send)
-                return
-        if path == "/mcp" or path.startswith("/mcp/"):
-            if self.mcp_app is not None:
-                await self.mcp_app(scope, receive, send)
                 return
         simple = {"/health": self._health, "/health/ready": self._ready, "/metrics": self._metrics}
         handler = simple.get(path)
@@ -191,14 +194,14 @@ class ServiceApp:
         content_type = _header(scope, b"content-type").lower()
         grpc = content_type.startswith("application/grpc")
         if grpc and scope.get("http_version") != "2":
-            await _respond(send, 415, error_body(_code("invalid_argument"), "gRPC needs HTTP/2"))
+            await _respond(send, 415, error_body(Code.INVALID_ARGUMENT, "gRPC needs HTTP/2"))
             return
         streaming = grpc or content_type.startswith("application/connect+")
         name = b"connect-content-encoding" if streaming else b"content-encoding"
         encoding = _header(scope, name).strip().lower()
         if not grpc and encoding and encoding not in ENCODINGS:
             message = f"unsupported {name.decode()} {encoding!r}; use one of {', '.join(ENCODINGS)}"
-            await _respond(send, 400, error_body(_code("invalid_argument"), message))
+            await _respond(send, 400, error_body(Code.INVALID_ARGUMENT, message))
             return
         accept = _header(scope, b"accept-encoding")
         inner = dict(scope)
@@ -207,6 +210,37 @@ class ServiceApp:
                 (k, v) for k, v in scope["headers"] if k.lower() != b"accept-encoding"
             ]
         await app(inner, receive, _Buffered(send, accept if not streaming else None, self))
+
+
+async def _read_body(receive: Receive, limit: int) -> Receive:
+    """Read the whole request body first (every RPC here takes one request message), then
+    hand it on as one message; later calls reach the server (disconnects).
+
+    Answering before the client has finished sending lets Hypercorn's HTTP/2 layer meet data
+    for a stream it already closed and drop the connection; reading first avoids that. Past
+    ``limit`` bytes the rest is read and discarded, and the app sees one byte too many (so
+    it answers with its own size error).
+    """
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            first: Message = message
+            break
+        data = bytes(message.get("body", b""))
+        if size <= limit:
+            chunks.append(data[: limit + 1 - size])
+        size += len(data)
+        if not message.get("more_body", False):
+            first = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            break
+    pending = [first]
+
+    async def replay() -> Message:
+        return pending.pop() if pending else await receive()
+
+    return replay
 
 
 class _Buffered:
@@ -260,9 +294,3 @@ class _Buffered:
         headers.append((b"content-length", str(len(body)).encode()))
         await self.send({**self.start, "headers": headers})
         await self.send({"type": "http.response.body", "body": body, "more_body": False})
-
-
-def _code(name: str) -> Any:
-    from connectrpc.code import Code
-
-    return Code(name)

@@ -25,6 +25,7 @@ from schemaseek.service.cursor import (
 from schemaseek.service.errors import to_connect_error
 from schemaseek.service.federation import check_query, federated_search
 from schemaseek.service.gen.schemaseek.v1 import search_pb as pb
+from schemaseek.service.gen.schemaseek.v1.search_connect import SearchService
 from schemaseek.service.trace import Tracer
 
 __all__ = ["SearchHandler", "run_search"]
@@ -35,7 +36,7 @@ MAX_IDS = 200
 _KINDS = {k.value for k in DocKind}
 
 
-class SearchHandler:
+class SearchHandler(SearchService):
     """Implements ``SearchService`` over a :class:`Backend`; blocking work runs on a pool."""
 
     def __init__(self, backend: Backend, executor: ThreadPoolExecutor, secret: bytes) -> None:

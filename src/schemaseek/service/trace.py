@@ -107,6 +107,9 @@ class _Timed:
 
         return timed
 
+    def __bool__(self) -> bool:
+        return bool(self._target)
+
     def __len__(self) -> int:
         return len(self._target)
 

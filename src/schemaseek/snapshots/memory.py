@@ -53,7 +53,7 @@ class MemoryStore:
         with self._lock:
             self._files.pop(key, None)
 
-    def keys(self) -> list[str]:
+    def stored_keys(self) -> list[str]:
         """Every stored key, sorted."""
         with self._lock:
             return sorted(self._files)

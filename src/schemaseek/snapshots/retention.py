@@ -1,13 +1,9 @@
 """Tiered retention of generations (spec 001 "Snapshot Persistence" → Retention).
 
-=========== =====================
-age          kept
-=========== =====================
-< 1 hour     all
-1–24 hours   the newest of each clock hour (valid ones first)
-1–7 days     the newest of each UTC day (valid ones first)
-> 7 days     none
-=========== =====================
+* younger than 1 hour: all;
+* 1–24 hours: the newest of each clock hour (a valid one first);
+* 1–7 days: the newest of each UTC day (a valid one first);
+* older: none.
 
 Whatever the tiers say, the newest ``min_valid`` *valid* generations are always kept, so a
 previously good snapshot survives a bad refresh (spec 004 keeps at least two).

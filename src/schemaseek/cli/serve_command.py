@@ -1,0 +1,49 @@
+"""``schemaseek serve``: the network service (Connect + gRPC on one port, health, metrics).
+
+Configuration: the optional ``--config`` file (sources, ``[search]``, ``[service]``), then
+environment variables (``SCHEMASEEK_*``, ``PORT``, ``RRF_K`` ...), then these options.
+Logging is configured here (JSON lines on stderr), never at import.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["serve_command"]
+
+
+def serve_command(
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="schemaseek.toml: sources, [search] and [service]."),
+    ] = None,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="Serve the embedded music-company demo.")
+    ] = False,
+    host: Annotated[
+        str | None, typer.Option("--host", help="Address to bind (default 127.0.0.1).")
+    ] = None,
+    port: Annotated[int | None, typer.Option("--port", help="Port (default 8081).")] = None,
+    insecure: Annotated[
+        bool,
+        typer.Option("--insecure", help="Allow a non-loopback address without tokens."),
+    ] = False,
+) -> None:
+    """Serve search over Connect (JSON/binary) and gRPC on one port, with /health,
+    /health/ready, /metrics and the admin API.
+
+    Example: schemaseek serve --demo --port 8081
+    """
+    from schemaseek.service.logs import configure_logging
+    from schemaseek.service.server import serve
+    from schemaseek.service.settings import load_service_config
+    from schemaseek.service.sources import plan_sources
+
+    plan = plan_sources(demo=demo, config=config)
+    overrides = {"host": host, "port": port, "insecure": insecure or None}
+    settings = load_service_config(plan.service_table, plan.search_table, overrides=overrides)
+    configure_logging(settings.log_level, settings.log_format)
+    raise typer.Exit(serve(settings, plan))

@@ -1,0 +1,207 @@
+"""Wiring and running the service: :func:`build_service` assembles the ASGI app from a
+:class:`~schemaseek.service.sources.ServePlan`, :func:`serve` runs it on Hypercorn (HTTP/1.1
+and cleartext HTTP/2, so Connect and gRPC share one port) until SIGTERM/SIGINT, then drains
+per :class:`~schemaseek.shutdown.GracefulShutdown`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from connectrpc.compression.brotli import BrotliCompression
+from connectrpc.compression.gzip import GzipCompression
+from connectrpc.compression.zstd import ZstdCompression
+from connectrpc.interceptor import Interceptor
+
+from schemaseek.embedding.base import EmbeddingProvider
+from schemaseek.embedding.counting import CountingProvider
+from schemaseek.engine import SourceEngine, breaker_config, provider_from_settings
+from schemaseek.feedback import FeedbackStore
+from schemaseek.glossary import load_glossary
+from schemaseek.service.admin_service import AdminHandler
+from schemaseek.service.auth import RateLimiter, TokenAuth
+from schemaseek.service.backend import Backend
+from schemaseek.service.events import EventBus
+from schemaseek.service.gen.schemaseek.v1.admin_connect import AdminServiceASGIApplication
+from schemaseek.service.gen.schemaseek.v1.search_connect import SearchServiceASGIApplication
+from schemaseek.service.http import ServiceApp
+from schemaseek.service.interceptors import GuardInterceptor, ObserveInterceptor
+from schemaseek.service.metrics import ServiceMetrics
+from schemaseek.service.search_service import SearchHandler
+from schemaseek.service.settings import ServiceConfig
+from schemaseek.service.sources import ServePlan
+from schemaseek.service.units import EngineUnit, ServingUnit
+from schemaseek.shutdown import GracefulShutdown
+from schemaseek.snapshots.manager import SnapshotManager
+from schemaseek.snapshots.retention import RetentionPolicy
+from schemaseek.snapshots.store import open_store
+
+__all__ = ["Service", "build_service", "serve"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Service:
+    """An assembled service: the app and what it serves."""
+
+    app: ServiceApp
+    backend: Backend
+    config: ServiceConfig
+    executor: ThreadPoolExecutor
+
+
+def _snapshots(config: ServiceConfig) -> SnapshotManager | None:
+    where = config.search.snapshot_dir or str(Path(config.data_dir) / "snapshots")
+    if where.lower() == "none":
+        return None
+    store = open_store(where)
+    policy = RetentionPolicy(min_valid=config.search.snapshot_min_generations)
+    return SnapshotManager(store, policy=policy)
+
+
+def build_service(
+    config: ServiceConfig,
+    plan: ServePlan,
+    *,
+    provider: EmbeddingProvider | None = None,
+    units: list[ServingUnit] | None = None,
+) -> Service:
+    """Everything but the listening socket. ``provider`` overrides the configured model;
+    ``units`` replaces the engines built from ``plan`` (for an index built elsewhere)."""
+    settings = config.search
+    counter = CountingProvider(provider or provider_from_settings(settings))
+    manager = _snapshots(config)
+
+    def make_engine(name: str, fetch: Any) -> SourceEngine:
+        return SourceEngine(
+            name,
+            fetch,
+            provider=counter,
+            settings=settings,
+            snapshots=manager,
+            breaker=breaker_config(settings),
+        )
+
+    glossary_path = config.path(config.glossary_path, "glossary.json")
+    glossary = load_glossary(glossary_path) if glossary_path.exists() else plan.glossary
+    if units is None:
+        units = [EngineUnit(s.name, s.fetch, make_engine, glossary) for s in plan.sources]
+    backend = Backend(
+        units,
+        settings=settings,
+        glossary=glossary,
+        feedback=FeedbackStore(config.path(config.feedback_path, "usage.jsonl")),
+        events=EventBus(),
+        glossary_path=glossary_path,
+        poll_interval_s=settings.poll_interval_s if config.poll else None,
+        poll_jitter=settings.poll_jitter,
+    )
+    metrics = ServiceMetrics(backend, counter)
+    executor = ThreadPoolExecutor(config.search_threads, thread_name_prefix="schemaseek-rpc")
+    secret = config.cursor_secret.encode()
+    interceptors: list[Interceptor] = [
+        ObserveInterceptor(metrics),
+        GuardInterceptor(
+            TokenAuth(config.tokens),
+            RateLimiter(config.rate_limit_max, config.rate_limit_window_s),
+        ),
+    ]
+    compressions = [BrotliCompression(), ZstdCompression(), GzipCompression()]
+    search_app = SearchServiceASGIApplication(
+        SearchHandler(backend, executor, secret),
+        interceptors=interceptors,
+        read_max_bytes=config.max_request_bytes,
+        compressions=compressions,
+    )
+    admin_app = AdminServiceASGIApplication(
+        AdminHandler(backend, executor, secret, config),
+        interceptors=interceptors,
+        read_max_bytes=config.max_request_bytes,
+        compressions=compressions,
+    )
+    mcp_app, mcp_lifespan = _mcp(config, backend)
+    app = ServiceApp(
+        backend,
+        {
+            "/schemaseek.v1.SearchService/": search_app,
+            "/schemaseek.v1.AdminService/": admin_app,
+        },
+        metrics,
+        mcp_app=mcp_app,
+        mcp_lifespan=mcp_lifespan,
+        compression_min_bytes=config.compression_min_bytes,
+        max_request_bytes=config.max_request_bytes,
+    )
+    return Service(app, backend, config, executor)
+
+
+def _mcp(config: ServiceConfig, backend: Backend) -> tuple[Any, Any]:
+    """The MCP streamable-HTTP app over the served index (single-source services)."""
+    if not config.mcp or len(backend.units) != 1:
+        return None, None
+    unit = backend.units[0]
+    index = getattr(getattr(unit, "engine", None), "index", None) or unit.index
+    if index is None:
+        return None, None
+    from schemaseek.mcp.server import build_server, http_app
+
+    server = build_server(index, feedback=backend.feedback, ready=backend.started)
+    app = http_app(server, host=config.host, path="/mcp")
+    return app, server.session_manager.run
+
+
+def serve(
+    config: ServiceConfig, plan: ServePlan, *, provider: EmbeddingProvider | None = None
+) -> int:
+    """Run until SIGTERM/SIGINT; returns the exit status (0 after a clean drain)."""
+    config.check_binding()
+    service = build_service(config, plan, provider=provider)
+    return asyncio.run(_run(service))
+
+
+async def _run(service: Service) -> int:
+    from hypercorn.asyncio import serve as hypercorn_serve
+    from hypercorn.config import Config
+
+    config = service.config
+    hyper = Config()
+    host = f"[{config.host}]" if ":" in config.host else config.host
+    hyper.bind = [f"{host}:{config.port}"]
+    hyper.accesslog = None
+    hyper.graceful_timeout = min(5.0, config.search.shutdown_timeout_s)
+    hyper.keep_alive_timeout = 30.0
+    hyper.h2_max_concurrent_streams = 256
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    shutdown = GracefulShutdown(
+        engines=[_Drain(service)],
+        closers=[lambda: loop.call_soon_threadsafe(stop.set)],
+        timeout_s=config.search.shutdown_timeout_s,
+    )
+    for number in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(number, shutdown.start)
+    logger.info(
+        "schemaseek service listening",
+        extra={"host": config.host, "port": config.port, "sources": len(service.backend.units)},
+    )
+    await hypercorn_serve(service.app, hyper, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
+    service.executor.shutdown(wait=False, cancel_futures=True)
+    if not shutdown.wait(config.search.shutdown_timeout_s):  # stopped without a signal
+        return 0 if shutdown.shutdown() else 1
+    return 0 if shutdown.drained else 1
+
+
+class _Drain:
+    """Adapts the backend to :class:`GracefulShutdown`'s engine protocol."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    def destroy(self, timeout: float | None = None) -> bool:
+        return self.service.backend.close(timeout or 10.0)

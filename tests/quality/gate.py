@@ -1,0 +1,122 @@
+"""The quality gate's runs: which dataset, scope, kinds and gold each entry measures.
+
+Entries (hybrid mode, no glossary):
+
+* ``bird-dev/per-source``, ``bird-dev/pooled``, ``spider1-dev/per-source``: whole dev sets;
+* ``spider2-snow/pooled-100``: a fixed 100-question sample, all 147 databases in one index;
+* ``gitlab/root-fields``, ``saleor/root-fields``: our hand-written question sets
+  (bench/questions), ranked among root fields only, gold = the acceptable entry points;
+* ``gitlab/types``, ``saleor/types``: the same questions ranked among types, gold = the types.
+
+Document vectors come from the on-disk cache (``default_cache_dir()/embeddings``), so a run on
+unchanged catalogs embeds only the questions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from schemaseek.config import SearchSettings, default_cache_dir
+from schemaseek.documents import DocKind
+from schemaseek.embedding.base import EmbeddingProvider
+from schemaseek.embedding.disk_cache import DiskCachedProvider
+from schemaseek.embedding.onnx import OnnxEmbeddingProvider
+from schemaseek.evaluation.datasets import Question, load_sql_questions, resolve_dataset, sample
+from schemaseek.evaluation.runner import evaluate
+from schemaseek.sources.base import SourceSchema
+from schemaseek.sources.catalog import load_catalog
+from schemaseek.sources.graphql import load_sdl
+
+REPO = Path(__file__).resolve().parents[2]
+DATASETS = REPO.parent / "shared" / "datasets"
+QUESTIONS = REPO / "bench" / "questions"
+THRESHOLDS = Path(__file__).with_name("thresholds.json")
+
+
+@dataclass(frozen=True, slots=True)
+class GateRun:
+    """One measured configuration."""
+
+    dataset: str
+    scope: str
+    kinds: tuple[DocKind, ...]
+    load: Callable[[], tuple[list[SourceSchema], list[Question]]]
+
+
+@cache
+def provider() -> EmbeddingProvider:
+    return DiskCachedProvider(OnnxEmbeddingProvider(), default_cache_dir() / "embeddings")
+
+
+def _sql(
+    name: str, limit: int | None = None
+) -> Callable[[], tuple[list[SourceSchema], list[Question]]]:
+    def load() -> tuple[list[SourceSchema], list[Question]]:
+        files = resolve_dataset(DATASETS / name)
+        return load_catalog(files.catalog), sample(load_sql_questions(files.queries), limit)
+
+    return load
+
+
+def _graphql(schema: str, gold_key: str) -> Callable[[], tuple[list[SourceSchema], list[Question]]]:
+    def load() -> tuple[list[SourceSchema], list[Question]]:
+        source = load_sdl(DATASETS / "graphql" / f"{schema}.graphql", schema)
+        questions = []
+        for line in (QUESTIONS / f"{schema}.jsonl").read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                questions.append(Question(row["id"], row["question"], tuple(row[gold_key])))
+        return [source], questions
+
+    return load
+
+
+ROOT = (DocKind.GRAPHQL_ROOT_FIELD,)
+TYPE = (DocKind.GRAPHQL_TYPE,)
+
+RUNS: dict[str, GateRun] = {
+    "bird-dev/per-source": GateRun("bird-dev", "per-source", (), _sql("bird-dev")),
+    "bird-dev/pooled": GateRun("bird-dev", "pooled", (), _sql("bird-dev")),
+    "spider1-dev/per-source": GateRun("spider1-dev", "per-source", (), _sql("spider1-dev")),
+    "spider2-snow/pooled-100": GateRun("spider2-snow", "pooled", (), _sql("spider2-snow", 100)),
+    "gitlab/root-fields": GateRun("gitlab", "pooled", ROOT, _graphql("gitlab", "gold_root_fields")),
+    "gitlab/types": GateRun("gitlab", "pooled", TYPE, _graphql("gitlab", "gold_types")),
+    "saleor/root-fields": GateRun("saleor", "pooled", ROOT, _graphql("saleor", "gold_root_fields")),
+    "saleor/types": GateRun("saleor", "pooled", TYPE, _graphql("saleor", "gold_types")),
+}
+
+
+def measure(name: str, settings: SearchSettings | None = None) -> dict[str, float]:
+    """The hybrid metrics of one gate entry."""
+    run = RUNS[name]
+    sources, questions = run.load()
+    result = evaluate(
+        sources, questions, dataset=run.dataset, scope=run.scope, kinds=run.kinds,
+        settings=settings, provider=provider(),
+    )  # fmt: skip
+    return dict(result.modes["hybrid"].metrics)
+
+
+def thresholds() -> dict[str, dict[str, float]]:
+    loaded: dict[str, dict[str, float]] = json.loads(THRESHOLDS.read_text(encoding="utf-8"))
+    return loaded
+
+
+def shortfalls(metrics: dict[str, float], floor: dict[str, float]) -> list[str]:
+    """Every metric below its recorded threshold, as readable lines (empty = pass)."""
+    return [
+        f"{metric} {metrics.get(metric, 0.0):.4f} < {minimum:.4f}"
+        for metric, minimum in sorted(floor.items())
+        if metrics.get(metric, 0.0) < minimum
+    ]
+
+
+if __name__ == "__main__":  # print current values, to set thresholds from measurements
+    import sys
+
+    for entry in sys.argv[1:] or list(RUNS):
+        print(entry, json.dumps({k: round(v, 4) for k, v in measure(entry).items()}), flush=True)
