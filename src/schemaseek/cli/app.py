@@ -227,18 +227,20 @@ def main() -> None:
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
     try:
-        app(standalone_mode=False)
+        # without standalone mode click returns a command's exit code instead of exiting
+        code = app(standalone_mode=False)
     except SchemaSeekError as exc:
         _fail(str(exc), type(exc).__name__)
     except typer.Abort:
         sys.exit(130)
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
+    except Exception as exc:
+        # usage errors: click's ClickException (typer may ship its own copy of click)
+        show, exit_code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
+        if callable(show) and isinstance(exit_code, int):
+            show()
+            sys.exit(exit_code)
         raise
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 def _fail(message: str, kind: str) -> None:
