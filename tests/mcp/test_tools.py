@@ -51,7 +51,8 @@ def test_entry_order_lifts_root_fields_to_what_they_reach(demo_index: SchemaInde
     response = demo_index.search("royalty payments for Sony")
     ordered = entry_order(response.hits, tools.root_paths(response.hits))
     assert ordered[0].id == "Query.abacusContract"
-    assert [h.id for h in ordered[1:3]] == [h.id for h in response.hits[:2]]
+    rest = [h.id for h in response.hits if h.id != "Query.abacusContract"]
+    assert [h.id for h in ordered[1:3]] == rest[:2]
     assert sorted(h.id for h in ordered) == sorted(response.ids())
 
 

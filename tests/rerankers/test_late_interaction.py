@@ -91,13 +91,13 @@ def test_maxsim_equals_brute_force() -> None:
         return m / np.linalg.norm(m, axis=1, keepdims=True)
 
     query = unit(5)
-    documents = [unit(7), unit(0), unit(1), unit(12)]
+    documents = [unit(7), unit(0), unit(1), unit(150), unit(12)]  # 150 > one block of rows
     expected = [
         float(np.mean([max(float(q @ d) for d in doc) for q in query])) if len(doc) else 0.0
         for doc in documents
     ]
     np.testing.assert_allclose(maxsim(query, documents), expected, atol=1e-6)
-    assert maxsim(unit(0), documents).tolist() == [0.0] * 4
+    assert maxsim(unit(0), documents).tolist() == [0.0] * 5
 
 
 def test_mixing_with_the_fused_order() -> None:
