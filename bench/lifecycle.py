@@ -166,6 +166,16 @@ def warm(root: Path, schema: SourceSchema, inner: Any) -> tuple[dict[str, Any], 
     }, eng
 
 
+def newest_matching(manager: SnapshotManager, schema: SourceSchema) -> bool:
+    """Make a saved generation of exactly ``schema`` the newest (an earlier run's refresh
+    may have saved a changed one since); False when there is none."""
+    saved = [g for g in manager.generations("bench") if manager.is_valid(g)]
+    matching = [g for g in saved if g.manifest and g.manifest.schema_hash == schema.schema_hash]
+    if matching and saved[0] is not matching[0]:
+        manager.rollback("bench", matching[0].generation)
+    return bool(matching)
+
+
 def refresh_50(eng: SourceEngine, docs: list[Document]) -> dict[str, Any]:
     """Change 50 documents, refresh; split the time into embedding and the rest."""
     step = len(docs) // 50
@@ -201,11 +211,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         cold_provider = SyntheticProvider()
     root = work / f"10k-{args.cold_provider}"
     existing = SnapshotManager(LocalDirStore(root))
-    saved = [g for g in existing.generations("bench") if existing.is_valid(g)]
-    matching = [g for g in saved if g.manifest and g.manifest.schema_hash == schema.schema_hash]
-    if args.reuse and matching:
-        if saved[0] is not matching[0]:  # an earlier refresh run saved a newer one
-            existing.rollback("bench", matching[0].generation)
+    if args.reuse and newest_matching(existing, schema):
         results["cold_10k"] = "skipped (--reuse: the saved generation is used)"
     else:
         shutil.rmtree(root, ignore_errors=True)
@@ -234,7 +240,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         big = source(documents(100_000, args.catalog))
         big_root = work / "100k-synthetic"
         manager = SnapshotManager(LocalDirStore(big_root))
-        if not any(manager.is_valid(g) for g in manager.generations("bench")):
+        if not newest_matching(manager, big):
             started = time.perf_counter()
             maker = engine(big_root, big, SyntheticProvider())
             made = maker.init(wait=True).result()

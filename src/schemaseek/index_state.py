@@ -53,6 +53,7 @@ __all__ = [
     "install",
     "prepare",
     "restore_state",
+    "same_shape",
     "vector_params",
 ]
 
@@ -215,6 +216,29 @@ def _matcher(glossary: Glossary, ids: list[str], names: dict[str, str]) -> Gloss
 # -- incremental update -------------------------------------------------------------------
 
 
+def same_shape(index: SchemaIndex, schema: SourceSchema, changed: Sequence[str]) -> bool:
+    """Whether updating ``changed`` documents leaves what derives from ids, names, targets and
+    edges (graph, identifier pins, cards) as it is: no document added or removed, the same
+    edges, and every changed document keeps its name and target."""
+    parts = index._require()
+    documents = {d.id: d for d in schema.documents}
+    if len(documents) != len(parts.documents) or any(d not in parts.documents for d in documents):
+        return False
+    if len(index.sources) != 1:
+        return False
+
+    def shape(edges: Sequence[Edge]) -> list[tuple[str, str, str, Any]]:
+        return [(e.source, e.target, e.relation, e.data) for e in edges]
+
+    if shape(index.sources[0].edges) != shape(schema.edges):
+        return False
+    for doc_id in changed:
+        old, new = parts.documents[doc_id], documents.get(doc_id)
+        if new is None or (old.name, old.target) != (new.name, new.target):
+            return False
+    return True
+
+
 def install(
     index: SchemaIndex,
     schema: SourceSchema,
@@ -224,21 +248,22 @@ def install(
     removed: Sequence[str],
     vectors: Vectors | None,
     replacement: VectorIndex | None = None,
-    keyword: KeywordIndex | None = None,
+    *,
+    relink: bool = True,
 ) -> None:
     """Apply one diff to ``index``: ``changed`` documents (added or updated) and ``removed``
-    ids, with ``vectors`` for ``changed`` (or a whole ``replacement`` vector index, or a new
-    ``keyword`` index). What derives from the document set is computed before the index lock
-    is taken; searches never see half an update."""
+    ids, with ``vectors`` for ``changed`` (or a whole ``replacement`` vector index). What
+    derives from the document set is computed before the index lock is taken (and kept as it
+    is with ``relink=False``, see :func:`same_shape`); searches never see half an update."""
     parts = index._require()
     scratch = dataclasses.replace(parts, documents=documents, matcher=matcher)
-    _link(scratch, [schema])
+    if relink:
+        _link(scratch, [schema])
+    else:
+        scratch.graph_signals = GraphSignals(parts.graph, documents)
     with index._lock:
-        if keyword is not None:
-            parts.keyword = keyword
-        else:
-            parts.keyword.remove(removed)
-            parts.keyword.add([documents[d] for d in changed])
+        parts.keyword.remove(removed)
+        parts.keyword.add([documents[d] for d in changed])
         if replacement is not None:
             parts.vector = replacement
             parts.vectors_ready = True

@@ -198,3 +198,23 @@ def test_poller_runs_with_jitter_and_survives_failures() -> None:
     assert poller.stop(timeout=2) and poller.failures == 1 and len(calls) >= 4
     with pytest.raises(ConfigError):
         Poller(action, 0)
+
+
+def test_refresh_keeps_or_rebuilds_pins_and_graph_as_needed() -> None:
+    docs = [table(f"t{i}", ["id"], f"table {i}") for i in range(10)]
+    source = Source(schema_of("shop", docs))
+    engine = SourceEngine("shop", source, provider=HashProvider())
+    engine.init(wait=True)
+    graph = engine.index._require().graph
+    source.schema = schema_of("shop", [table("t0", ["id"], "now about invoices"), *docs[1:]])
+    engine.refresh().result(10)
+    parts = engine.index._require()
+    assert parts.graph is graph  # same ids, names, targets and edges: nothing re-derived
+    assert engine.search("invoices").ids()[0] == "shop.t0"
+    assert parts.documents["shop.t0"].description == "now about invoices"
+    renamed = [table("ledger", ["id"], "table 0"), *docs[1:]]
+    source.schema = schema_of("shop", renamed)
+    engine.refresh().result(10)
+    assert engine.search("ledger").hits[0].explanation.pinned
+    assert engine.index._require().graph is not graph
+    engine.destroy()

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from schemaseek.cli.output import build_progress, print_json, stderr, stdout
-from schemaseek.config import SearchSettings
+from schemaseek.config import SearchSettings, default_cache_dir
 from schemaseek.documents import DocKind
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.embedding.disk_cache import DiskCachedProvider
@@ -28,7 +28,7 @@ from schemaseek.evaluation.runner import EvalResult, evaluate
 from schemaseek.glossary import Glossary, load_glossary
 from schemaseek.sources.base import SourceSchema
 
-DEFAULT_CACHE_DIR = Path(".cache") / "embeddings"
+DEFAULT_CACHE_DIR = default_cache_dir() / "embeddings"
 
 
 class ModeChoice(StrEnum):
@@ -96,7 +96,11 @@ def eval_command(
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     cache_dir: Annotated[
-        Path, typer.Option("--cache-dir", help="Where document vectors are cached.")
+        Path,
+        typer.Option(
+            "--cache-dir",
+            help="Where document vectors are cached (default ~/.cache/schemaseek/embeddings).",
+        ),
     ] = DEFAULT_CACHE_DIR,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Embed every document again.")

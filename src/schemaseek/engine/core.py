@@ -271,9 +271,11 @@ class SourceEngine:
         else:
             embedded = 0
         self._check_cancel()
+        relink = bool(removed) or not index_state.same_shape(self.index, schema, changed)
         index_state.install(
-            self.index, schema, documents, matcher, changed, removed, vectors, replacement
-        )
+            self.index, schema, documents, matcher, changed, removed, vectors, replacement,
+            relink=relink,
+        )  # fmt: skip
         self._hashes, self._schema_hash = hashes, schema.schema_hash
         served_s = time.perf_counter() - started  # the new index serves from here on
         persistence.save_snapshot(self)
