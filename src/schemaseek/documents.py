@@ -41,6 +41,7 @@ class Document:
     context: str = ""
     target: str = ""
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    _content_hash: str = field(default="", init=False, repr=False, compare=False, hash=False)
 
     def embedding_text(self) -> str:
         """The text that is embedded for the vector signal (one string, most telling first)."""
@@ -63,7 +64,10 @@ class Document:
         }[self.kind]
 
     def content_hash(self) -> str:
-        """SHA-256 over everything that affects ranking; equal hashes mean reusable vectors."""
+        """SHA-256 over everything that affects ranking; equal hashes mean reusable vectors.
+        Computed once per document (documents are immutable)."""
+        if self._content_hash:
+            return self._content_hash
         payload = json.dumps(
             [
                 self.id,
@@ -76,7 +80,9 @@ class Document:
             ],
             ensure_ascii=False,
         )
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(payload.encode("utf-8")).hexdigest()
+        object.__setattr__(self, "_content_hash", digest)  # a cache, not a change of value
+        return digest
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,7 @@ class EmbeddingServer:
                 pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = False  # server_close() waits for requests in progress
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property

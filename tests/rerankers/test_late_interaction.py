@@ -83,20 +83,23 @@ def test_token_vectors_reuse_the_question_embed_query_ran(
     assert runs == [1, 1, 1]
 
 
-def test_maxsim_equals_brute_force() -> None:
+@pytest.mark.parametrize("query_tokens", [5, 400])  # 400 × 16 dims: products in many blocks
+def test_maxsim_equals_brute_force(query_tokens: int) -> None:
     rng = np.random.default_rng(3)
 
     def unit(n: int) -> Matrix:
         m = rng.normal(size=(n, 16)).astype(np.float32)
         return m / np.linalg.norm(m, axis=1, keepdims=True)
 
-    query = unit(5)
-    documents = [unit(7), unit(0), unit(1), unit(150), unit(12)]  # 150 > one block of rows
+    query = unit(query_tokens)
+    documents = [unit(7), unit(0), unit(1), unit(150), unit(12)]
     expected = [
         float(np.mean([max(float(q @ d) for d in doc) for q in query])) if len(doc) else 0.0
         for doc in documents
     ]
-    np.testing.assert_allclose(maxsim(query, documents), expected, atol=1e-6)
+    np.testing.assert_allclose(maxsim(query, documents), expected, atol=1e-5)
+    halves = [d.astype(np.float16) for d in documents]  # the cache's storage type
+    np.testing.assert_allclose(maxsim(query, halves), expected, atol=2e-3)
     assert maxsim(unit(0), documents).tolist() == [0.0] * 5
 
 

@@ -173,7 +173,8 @@ class OpenAICompatibleProvider:
         """Embed one query (``query_prefix`` + ``text``) within ``query_timeout_s``."""
         self._check_open()
         deadline = self.query_timeout_s
-        future = self._queries.submit(self._request, [self.query_prefix + text], deadline)
+        # the socket timeout is a backstop; the deadline itself is the wait below
+        future = self._queries.submit(self._request, [self.query_prefix + text], 2 * deadline)
         try:
             rows = future.result(timeout=deadline)
         except FutureTimeout:

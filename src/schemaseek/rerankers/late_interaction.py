@@ -38,10 +38,10 @@ _Stored = npt.NDArray[np.float16]
 DEFAULT_CACHE_DOCUMENTS = 4096
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 _EMPTY: _Stored = np.zeros((0, 0), dtype=np.float16)
-_BLOCK = 64
-"""Document token rows per matrix product in :func:`maxsim`. Small products keep a threaded BLAS
-on one thread: one product over 1,250 tokens took 8-12 ms on a busy 2-core machine, these
-blocks 0.2 ms."""
+_SINGLE_THREAD_WORK = 262_144
+"""Most multiply-adds (M·N·K) per matrix product in :func:`maxsim`: OpenBLAS runs products up to
+65,536 × 4 on one thread. A threaded product over 1,250 document tokens measured 8-12 ms on a
+busy 2-core machine (50 ms for long questions), blocks of this size 0.2-0.5 ms."""
 
 
 class TokenVectorProvider(Protocol):
@@ -211,8 +211,9 @@ def maxsim(query: Matrix, documents: Sequence[npt.NDArray[np.floating[Any]]]) ->
         return out
     stacked = np.concatenate([documents[int(i)] for i in present], axis=0).astype(np.float32)
     sims = np.empty((len(stacked), len(query)), dtype=np.float32)  # (document tokens, query)
-    for start in range(0, len(stacked), _BLOCK):
-        np.matmul(stacked[start : start + _BLOCK], query.T, out=sims[start : start + _BLOCK])
+    rows = max(1, _SINGLE_THREAD_WORK // (query.shape[0] * query.shape[1]))
+    for start in range(0, len(stacked), rows):
+        np.matmul(stacked[start : start + rows], query.T, out=sims[start : start + rows])
     starts = np.concatenate(([0], np.cumsum(sizes[present])[:-1]))
     best = np.maximum.reduceat(sims, starts, axis=0)  # (documents present, query tokens)
     out[present] = best.mean(axis=1)
