@@ -21,6 +21,7 @@ def test_search_json_on_the_demo() -> None:
     assert payload["results"][0]["id"] == "Query.abacusContract"
     assert payload["mode"] == "hybrid" and payload["degraded"] is False
     assert payload["examples"]
+    assert payload["results"][0]["path"]["path"] == "Query.abacusContract"
     assert {"id", "kind", "source", "score", "explanation", "related"} <= set(payload["results"][0])
 
 

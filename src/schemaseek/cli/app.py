@@ -20,6 +20,7 @@ from schemaseek.cli.output import (
     report_dict,
     stderr,
     stdout,
+    with_root_paths,
 )
 from schemaseek.cli.serve_command import serve_command
 from schemaseek.cli.snapshot_command import (
@@ -160,7 +161,7 @@ def search(
         index, _label = _build(options, progress=not json_out)
     response = index.search(question, limit=limit, mode=mode, kinds=kind or ())
     if json_out:
-        print_json(response.to_dict(explain=True))
+        print_json(with_root_paths(index, response))
     else:
         print_response(response, explain)
 

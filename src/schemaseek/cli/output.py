@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from schemaseek.documents import SearchResponse
-from schemaseek.index import BuildReport
+from schemaseek.index import BuildReport, SchemaIndex
 
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True)
@@ -115,3 +115,17 @@ def _why(explanation: dict[str, Any], related: list[str]) -> str:
     if related:
         parts.append("related: " + ", ".join(related))
     return "\n".join(parts)
+
+
+def with_root_paths(index: SchemaIndex, response: SearchResponse) -> dict[str, Any]:
+    """The ``--json`` object; GraphQL hits also carry their shortest path from a root field
+    with each step's required arguments (``"path": null`` when nothing leads there)."""
+    from schemaseek.paths import root_path
+
+    payload = response.to_dict(explain=True)
+    order = response.ids()
+    for result, hit in zip(payload["results"], response.hits, strict=True):
+        if hit.document.kind.value.startswith("graphql_"):
+            path = root_path(index, hit.id, prefer=order)
+            result["path"] = path.to_dict() if path is not None else None
+    return payload
