@@ -145,3 +145,22 @@ def test_join_completion_brings_fk_partners_of_the_top_hits() -> None:
             for other, relation, _ in on.graph.neighbors(anchor)
         )
     assert with_joins.ids()[:3] == off.search(question, limit=10).ids()[:3]
+
+
+def test_column_questions_map_facet_hits_to_member_columns() -> None:
+    from schemaseek.sources.demo import demo_sql
+
+    index = SchemaIndex([demo_sql()], provider=None)
+    index.build()
+    response = index.search("payment amount and currency", kinds=[DocKind.SQL_COLUMN], limit=10)
+    assert response.hits
+    for hit in response.hits:
+        doc = hit.document
+        assert doc.kind is DocKind.SQL_COLUMN and hit.id == f"{doc.target}.{doc.name}"
+        table = index.get(doc.target)
+        assert table is not None
+        assert doc.name in {c["name"] for c in table.data["columns"]}
+        assert hit.explanation.notes[0].startswith(f"column of {doc.target}")
+    assert any(h.document.name in {"amount", "currency_code"} for h in response.hits[:5])
+    tables = index.search("payment amount and currency", kinds=[DocKind.SQL_TABLE])
+    assert all(h.document.kind is DocKind.SQL_TABLE for h in tables.hits)

@@ -16,6 +16,7 @@ from typing import Literal
 
 from schemaseek.config import SearchSettings
 from schemaseek.documents import (
+    DocKind,
     Document,
     Explanation,
     Hit,
@@ -25,6 +26,7 @@ from schemaseek.documents import (
 )
 from schemaseek.embedding.base import EmbeddingProvider, Vectors
 from schemaseek.errors import SchemaSeekError
+from schemaseek.expansion import complete_joins, expand_columns
 from schemaseek.filters import SearchFilter
 from schemaseek.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
 from schemaseek.graph import SchemaGraph
@@ -76,6 +78,11 @@ class _Run:
     degraded: bool = False
     reranked: bool = False
     notes: dict[str, str] = field(default_factory=dict)
+    extra_docs: dict[str, Document] = field(default_factory=dict)
+
+    def document(self, parts: IndexParts, doc_id: str) -> Document:
+        """An indexed document, or one made for this search (a column of a facet hit)."""
+        return self.extra_docs.get(doc_id) or parts.documents[doc_id]
 
 
 def build_pins(documents: Mapping[str, Document]) -> dict[str, list[str]]:
@@ -124,16 +131,25 @@ def search(
     if not pinned:
         _vector_signal(parts, run, depth)
     _graph_signals(parts, run)
-    fused = _collapse_to_cards(parts, _fuse(parts, run))
+    raw = _fuse(parts, run)
+    fused = _collapse_to_cards(parts, raw)
+    if DocKind.SQL_COLUMN in run.filter.kinds:
+        columns, run.extra_docs = expand_columns(parts.documents, raw, run.query)
+        fused.update(columns)
+        for column in run.extra_docs.values():
+            run.notes[column.id] = f"column of {column.target} ({column.data['facet']} facet)"
 
     ranked = [
         (doc_id, score)
         for doc_id, score in top_k(fused, len(fused))
-        if doc_id not in pinned and run.filter.allows(parts.documents[doc_id])
+        if doc_id not in pinned and run.filter.allows(run.document(parts, doc_id))
     ]
     ranked = _rerank(parts, run, ranked[: limit * settings.over_fetch])
     if settings.join_completion > 0:
-        ranked = _complete_joins(parts, run, ranked)
+        ranked = complete_joins(
+            parts.graph, parts.documents, run.filter, run.notes, ranked,
+            anchors=settings.join_completion, after=settings.join_completion_after,
+        )  # fmt: skip
     top_score = ranked[0][1] if ranked else 0.0
     final = [(d, top_score + 1.0) for d in pinned] + ranked
     final = final[:limit]
@@ -298,36 +314,6 @@ def _collapse_to_cards(parts: IndexParts, fused: dict[str, float]) -> dict[str, 
     return cards
 
 
-def _complete_joins(
-    parts: IndexParts, run: _Run, ranked: list[tuple[str, float]]
-) -> list[tuple[str, float]]:
-    """Join completion: the tables joined by a real foreign key to the top hits follow right
-    after them. Questions that span tables name one of them most clearly; its neighbours over
-    a declared (or inferred) key are the likeliest partners. Only FK edges count."""
-    settings = parts.settings
-    anchors = ranked[: settings.join_completion]
-    keep = settings.join_completion_after
-    head = ranked[:keep]
-    seen = {d for d, _ in head}
-    scores = dict(ranked)
-    partners: list[tuple[str, float]] = []
-    for anchor, _score in anchors:
-        neighbours = [
-            other for other, relation, _ in parts.graph.neighbors(anchor)
-            if relation == "foreignKey" and other not in seen
-        ]  # fmt: skip
-        neighbours.sort(key=lambda d: -scores.get(d, 0.0))
-        for other in neighbours:
-            doc = parts.documents.get(other)
-            if doc is None or not run.filter.allows(doc):
-                continue
-            seen.add(other)
-            partners.append((other, scores.get(other, 0.0)))
-            run.notes.setdefault(other, f"joins {anchor} by a foreign key")
-    tail = [(d, s) for d, s in ranked[keep:] if d not in seen]
-    return head + partners + tail
-
-
 def _rerank(
     parts: IndexParts, run: _Run, ranked: list[tuple[str, float]]
 ) -> list[tuple[str, float]]:
@@ -366,7 +352,7 @@ def _explain(
             reranked=run.reranked,
             notes=(run.notes[doc_id],) if doc_id in run.notes else (),
         )
-        hits.append(Hit(parts.documents[doc_id], score, explanation))
+        hits.append(Hit(run.document(parts, doc_id), score, explanation))
     return hits
 
 
