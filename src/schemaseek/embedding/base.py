@@ -34,3 +34,32 @@ class EmbeddingProvider(Protocol):
     def embed_query(self, text: str) -> Vectors:
         """Embed one query: returns an array of shape (dimensions,)."""
         ...
+
+
+class ProviderWrapper:
+    """Base of providers that wrap another one (caches, counters, breakers).
+
+    The wrapped provider's identity — ``model_id`` and ``dimensions`` — passes through
+    unchanged; ``embed`` and ``embed_query`` pass through unless a subclass overrides them.
+    """
+
+    def __init__(self, provider: EmbeddingProvider) -> None:
+        self.provider = provider
+
+    @property
+    def model_id(self) -> str:
+        """The wrapped provider's model id."""
+        return self.provider.model_id
+
+    @property
+    def dimensions(self) -> int:
+        """The wrapped provider's vector size."""
+        return self.provider.dimensions
+
+    def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> Vectors:
+        """Embed documents with the wrapped provider."""
+        return self.provider.embed(texts, progress)
+
+    def embed_query(self, text: str) -> Vectors:
+        """Embed one query with the wrapped provider."""
+        return self.provider.embed_query(text)

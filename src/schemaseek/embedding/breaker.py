@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeVar
 
-from schemaseek.embedding.base import EmbeddingProvider, ProgressCallback, Vectors
+from schemaseek.embedding.base import EmbeddingProvider, ProgressCallback, ProviderWrapper, Vectors
 from schemaseek.errors import ConfigError, EmbeddingError
 
 __all__ = [
@@ -276,7 +276,7 @@ class CircuitBreaker:
                     logger.exception("circuit breaker listener failed")
 
 
-class BreakerProvider:
+class BreakerProvider(ProviderWrapper):
     """An :class:`~schemaseek.embedding.base.EmbeddingProvider` whose ``embed`` and
     ``embed_query`` each go through their own :class:`CircuitBreaker`."""
 
@@ -288,19 +288,9 @@ class BreakerProvider:
         query_config: BreakerConfig | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.provider = provider
+        super().__init__(provider)
         self.embed_breaker = CircuitBreaker("embed", config, clock=clock)
         self.query_breaker = CircuitBreaker("embed_query", query_config or config, clock=clock)
-
-    @property
-    def model_id(self) -> str:
-        """The wrapped provider's model id."""
-        return self.provider.model_id
-
-    @property
-    def dimensions(self) -> int:
-        """The wrapped provider's vector size."""
-        return self.provider.dimensions
 
     @property
     def open(self) -> bool:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
 from cachetools import TTLCache
 
-from schemaseek.embedding.base import EmbeddingProvider, ProgressCallback, Vectors
+from schemaseek.embedding.base import EmbeddingProvider, ProviderWrapper, Vectors
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class CacheStats:
     deduplicated: int = 0
 
 
-class CachedQueryEmbedder:
+class CachedQueryEmbedder(ProviderWrapper):
     """Wraps a provider so that ``embed_query`` is cached by query text.
 
     Entries expire ``ttl`` seconds after insertion and the least recently used are evicted
@@ -54,7 +54,7 @@ class CachedQueryEmbedder:
         ttl: float = 600.0,
         timer: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.provider = provider
+        super().__init__(provider)
         self._cache: TTLCache[str, Vectors] = TTLCache(maxsize=maxsize, ttl=ttl, timer=timer)
         self._inflight: dict[str, Future[Vectors]] = {}
         self._lock = threading.Lock()
@@ -62,16 +62,6 @@ class CachedQueryEmbedder:
         self._misses = 0
         self._provider_calls = 0
         self._deduplicated = 0
-
-    @property
-    def model_id(self) -> str:
-        """The wrapped provider's model id."""
-        return self.provider.model_id
-
-    @property
-    def dimensions(self) -> int:
-        """The wrapped provider's vector size."""
-        return self.provider.dimensions
 
     @property
     def stats(self) -> CacheStats:
@@ -102,10 +92,6 @@ class CachedQueryEmbedder:
         stored.setflags(write=False)
         with self._lock:
             self._cache[text] = stored
-
-    def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> Vectors:
-        """Embed documents with the wrapped provider (not cached)."""
-        return self.provider.embed(texts, progress)
 
     def embed_query(self, text: str) -> Vectors:
         """Embed one query, from the cache when possible."""

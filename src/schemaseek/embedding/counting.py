@@ -5,10 +5,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from schemaseek.embedding.base import EmbeddingProvider, ProgressCallback, Vectors
+from schemaseek.embedding.base import EmbeddingProvider, ProgressCallback, ProviderWrapper, Vectors
 
 
-class CountingProvider:
+class CountingProvider(ProviderWrapper):
     """Delegates to ``provider`` and counts its use (thread-safe).
 
     Attributes:
@@ -18,21 +18,11 @@ class CountingProvider:
     """
 
     def __init__(self, provider: EmbeddingProvider) -> None:
-        self.provider = provider
+        super().__init__(provider)
         self._lock = threading.Lock()
         self.embed_calls = 0
         self.embedded_texts = 0
         self.query_calls = 0
-
-    @property
-    def model_id(self) -> str:
-        """The wrapped provider's model id."""
-        return self.provider.model_id
-
-    @property
-    def dimensions(self) -> int:
-        """The wrapped provider's vector size."""
-        return self.provider.dimensions
 
     @property
     def total_calls(self) -> int:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from schemaseek.embedding.base import EmbeddingProvider, ProgressCallback, Vectors
+from schemaseek.embedding.base import EmbeddingProvider, ProgressCallback, ProviderWrapper, Vectors
 from schemaseek.errors import EmbeddingError
 
 __all__ = ["DiskCacheStats", "DiskCachedProvider"]
@@ -53,7 +53,7 @@ class DiskCacheStats:
     stored: int
 
 
-class DiskCachedProvider:
+class DiskCachedProvider(ProviderWrapper):
     """Wraps ``provider`` so that document vectors persist in ``directory`` (module docstring).
 
     Args:
@@ -65,7 +65,7 @@ class DiskCachedProvider:
     def __init__(
         self, provider: EmbeddingProvider, directory: str | Path, *, max_shards: int = 16
     ) -> None:
-        self.provider = provider
+        super().__init__(provider)
         self.directory = Path(directory) / _slug(provider.model_id)
         self.max_shards = max(1, max_shards)
         self._lock = threading.Lock()
@@ -73,16 +73,6 @@ class DiskCachedProvider:
         self._shards: list[Path] = []
         self._hits = self._misses = self._provider_calls = 0
         self._load()
-
-    @property
-    def model_id(self) -> str:
-        """The wrapped provider's model id."""
-        return self.provider.model_id
-
-    @property
-    def dimensions(self) -> int:
-        """The wrapped provider's vector size."""
-        return self.provider.dimensions
 
     @property
     def stats(self) -> DiskCacheStats:
@@ -117,10 +107,6 @@ class DiskCachedProvider:
         if not rows:
             return np.empty((0, self.dimensions), dtype=np.float32)
         return np.ascontiguousarray(np.stack(rows), dtype=np.float32)
-
-    def embed_query(self, text: str) -> Vectors:
-        """Embed one query with the wrapped provider (not cached here)."""
-        return self.provider.embed_query(text)
 
     # -- embedding ----------------------------------------------------------------------------
 
