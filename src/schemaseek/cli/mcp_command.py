@@ -57,6 +57,7 @@ def mcp_command(
     Example: schemaseek mcp --demo   (register this command in your MCP client's configuration)
     """
     from schemaseek.feedback import FeedbackStore
+    from schemaseek.mcp.catalog import Catalog
     from schemaseek.mcp.server import build_server, run_stdio
 
     options = SourceOptions(
@@ -78,6 +79,8 @@ def mcp_command(
     def build() -> None:
         try:
             report = index.build()
+            if store is not None:
+                Catalog.of(index).replay(store.events())
             degraded = " (degraded: keyword + glossary only)" if report.degraded else ""
             print(
                 f"schemaseek mcp: {report.documents} documents from {selection.label} "

@@ -23,12 +23,10 @@ from typing import Any
 import numpy as np
 
 from schemaseek.documents import DocKind, Hit
-from schemaseek.embedding.cache import CachedQueryEmbedder
 from schemaseek.fusion import NamedSignal, reciprocal_rank_fusion
 from schemaseek.mcp.confidence import assess
 from schemaseek.mcp.render import path_text, why
 from schemaseek.mcp.tools import SchemaTools, ToolInputError
-from schemaseek.paths import join_paths
 
 logger = logging.getLogger(__name__)
 
@@ -53,14 +51,14 @@ def validate_phrases(phrases: Sequence[str]) -> list[str]:
 
 
 def prime_phrases(tools: SchemaTools, phrases: Sequence[str]) -> dict[str, Any]:
-    """Embed the uncached phrases in one batch and prime the index's query cache."""
-    index = tools.index
-    embedder = index.query_embedder
-    if index.degraded or not isinstance(embedder, CachedQueryEmbedder):
+    """Embed the phrases some index has not cached in one batch and prime every index's query
+    cache with them (the indexes of one catalog share one embedding model)."""
+    embedders = tools.catalog.embedders()
+    if not embedders:
         return {"batched": 0, "cached": 0, "vectors": False}
-    missing = [p for p in phrases if not embedder.cached(p)]
+    missing = [p for p in phrases if not all(e.cached(p) for e in embedders)]
     if missing:
-        provider = embedder.provider
+        provider = embedders[0].provider
         prefix = str(getattr(provider, "query_prefix", ""))
         try:
             vectors = np.asarray(provider.embed([prefix + p for p in missing]), dtype=np.float32)
@@ -68,7 +66,8 @@ def prime_phrases(tools: SchemaTools, phrases: Sequence[str]) -> dict[str, Any]:
             logger.warning("batched phrase embedding failed: %s", exc)
             return {"batched": 0, "cached": len(phrases) - len(missing), "vectors": False}
         for phrase, vector in zip(missing, vectors, strict=True):
-            embedder.prime(phrase, vector)
+            for embedder in embedders:
+                embedder.prime(phrase, vector)
     return {"batched": len(missing), "cached": len(phrases) - len(missing), "vectors": True}
 
 
@@ -102,7 +101,7 @@ def coverage_search(
     )
     combined = ranked[:COMBINED]
     tables = [d for d in ranked if hits[d].document.kind is DocKind.SQL_TABLE][:4]
-    paths = join_paths(tools.index.graph, tables)
+    paths = tools.join_paths([hits[t] for t in tables])
     root_paths = tools.root_paths([a for a in anchors if a])
     per_phrase = []
     for phrase, response, anchor in zip(cleaned, responses, anchors, strict=True):

@@ -17,7 +17,6 @@ field, DDL-like text with columns, types, comments, keys and FKs for a SQL table
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from schemaseek.documents import DocKind, Document, Hit
@@ -220,8 +219,3 @@ def table_ddl(index: SchemaIndex, doc: Document) -> str:
     referrers = [r.on[0] for r in relationships(index.graph, doc.id) if r.edges[0].target == doc.id]
     lines += [f"-- referenced by: {on}" for on in referrers]
     return "\n".join(lines)
-
-
-def graphql_ids(ids: Sequence[str], index: SchemaIndex) -> list[str]:
-    """The ids among ``ids`` that are GraphQL documents of ``index``."""
-    return [i for i in ids if (d := index.get(i)) is not None and d.kind in GRAPHQL_KINDS]

@@ -1,4 +1,5 @@
-"""The schemaseek MCP server on the official ``mcp`` SDK, over one in-process SchemaIndex.
+"""The schemaseek MCP server on the official ``mcp`` SDK, over in-process indexes (one
+SchemaIndex, or a service's engines through a :class:`~schemaseek.mcp.catalog.Catalog`).
 
 :func:`build_server` registers six tools that call :class:`~schemaseek.mcp.tools.SchemaTools`
 (no second search implementation). Each tool returns its JSON answer twice, as the SDK
@@ -24,6 +25,7 @@ from pydantic import Field
 
 from schemaseek import __version__
 from schemaseek.feedback import FeedbackStore
+from schemaseek.mcp.catalog import Catalog
 from schemaseek.mcp.coverage import coverage_search as run_coverage
 from schemaseek.mcp.tokens import dumps
 from schemaseek.mcp.tools import DEFAULT_BUDGET, MIN_BUDGET, SchemaTools, ToolInputError
@@ -67,7 +69,7 @@ def _answer(payload: dict[str, Any]) -> CallToolResult:
 
 
 def build_server(
-    index: SchemaIndex,
+    index: SchemaIndex | Catalog,
     *,
     feedback: FeedbackStore | None = None,
     name: str = "schemaseek",
@@ -75,7 +77,8 @@ def build_server(
     ready_timeout: float = 300.0,
     failure: Sequence[BaseException] = (),
 ) -> MCPServer:
-    """An MCP server whose tools answer from ``index`` and record to ``feedback``.
+    """An MCP server whose tools answer from ``index`` (or a catalog of several) and record to
+    ``feedback``.
 
     ``index`` must be built, or be building elsewhere with ``ready`` set once it is done (and
     any build error appended to ``failure``): tools wait up to ``ready_timeout`` seconds.

@@ -1,4 +1,5 @@
-"""The MCP tools as plain Python over one :class:`~schemaseek.index.SchemaIndex`.
+"""The MCP tools as plain Python over a :class:`~schemaseek.mcp.catalog.Catalog` (one
+:class:`~schemaseek.index.SchemaIndex`, or a service's engines).
 
 :class:`SchemaTools` holds the logic; :mod:`schemaseek.mcp.server` only exposes it over MCP. Every
 answer is a JSON-ready dict. Invalid arguments raise :class:`ToolInputError` (a ``ValueError``),
@@ -19,12 +20,13 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from schemaseek.documents import DocKind, Hit, SearchResponse
+from schemaseek.documents import DocKind, Document, Hit, SearchResponse
 from schemaseek.feedback import FeedbackStore
+from schemaseek.mcp.catalog import Catalog
 from schemaseek.mcp.confidence import assess
 from schemaseek.mcp.render import GRAPHQL_KINDS, describe_text, hit_card
 from schemaseek.mcp.tokens import TokenCounter, allocate
-from schemaseek.paths import RootPath, join_paths, root_path, selection_skeleton
+from schemaseek.paths import JoinPath, RootPath, join_paths, root_path, selection_skeleton
 
 if TYPE_CHECKING:
     from schemaseek.index import SchemaIndex
@@ -51,12 +53,12 @@ class SchemaTools:
 
     def __init__(
         self,
-        index: SchemaIndex,
+        catalog: Catalog | SchemaIndex,
         feedback: FeedbackStore | None = None,
         counter: TokenCounter | None = None,
         recent: int = 10_000,
     ) -> None:
-        self.index = index
+        self.catalog = catalog if isinstance(catalog, Catalog) else Catalog.of(catalog)
         self.feedback = feedback or FeedbackStore(None, max_queries=recent)
         self.counter = counter or TokenCounter()
         self._rankings: OrderedDict[str, list[str]] = OrderedDict()
@@ -69,11 +71,13 @@ class SchemaTools:
         self, question: str, sources: Sequence[str], kinds: Sequence[str], limit: int
     ) -> SearchResponse:
         """One engine search, remembered by query id for feedback and selections."""
-        known = sorted(s.name for s in self.index.sources)
+        if not self.catalog.current():
+            raise ToolInputError("the schema index is still being built; try again shortly")
+        known = self.catalog.source_names()
         if unknown := [s for s in sources if s not in known]:
             raise ToolInputError(f"unknown sources {unknown}; this index has {known}")
         try:
-            response = self.index.search(question, limit=limit, sources=sources, kinds=kinds)
+            response = self.catalog.search(question, limit=limit, sources=sources, kinds=kinds)
         except ValueError as exc:
             raise ToolInputError(str(exc)) from exc
         self.feedback.remember(response.query_id, response.query)
@@ -88,11 +92,22 @@ class SchemaTools:
         prefer = [h.id for h in hits]
         paths = {}
         for hit in hits:
-            if hit.document.kind in GRAPHQL_KINDS:
-                path = root_path(self.index, hit.id, prefer=prefer)
+            index = self.catalog.index_of(hit)
+            if index is not None and hit.document.kind in GRAPHQL_KINDS:
+                path = root_path(index, hit.id, prefer=prefer)
                 if path is not None:
                     paths[hit.id] = path
         return paths
+
+    def join_paths(self, hits: Sequence[Hit]) -> list[JoinPath]:
+        """FK join paths among the SQL tables of ``hits``, within each index (paths never
+        cross sources)."""
+        by_index: dict[int, tuple[SchemaIndex, list[str]]] = {}
+        for hit in hits:
+            index = self.catalog.index_of(hit)
+            if index is not None and hit.document.kind is DocKind.SQL_TABLE:
+                by_index.setdefault(id(index), (index, []))[1].append(hit.id)
+        return [p for index, tables in by_index.values() for p in join_paths(index.graph, tables)]
 
     def search_schema(
         self,
@@ -120,8 +135,9 @@ class SchemaTools:
         if _MESSAGES[confidence.match]:
             head["message"] = _MESSAGES[confidence.match]
         head |= {"truncated": 0, "omitted": 0, "results": []}
-        tables = [h.id for h in hits if h.document.kind is DocKind.SQL_TABLE]
-        joins = [j.to_dict() for j in join_paths(self.index.graph, tables)]
+        owned = [(h, i) for h in hits if (i := self.catalog.index_of(h)) is not None]
+        hits = [h for h, _ in owned]
+        joins = [j.to_dict() for j in self.join_paths(hits)]
         budget = token_budget - self.counter.count_json(head) - 8
         examples, skipped_examples = self._whole(
             list(response.examples), token_budget * _EXAMPLE_SHARE
@@ -129,7 +145,7 @@ class SchemaTools:
         joins, skipped_joins = self._whole(joins, token_budget * _JOIN_SHARE)
         budget -= self.counter.count_json(examples) + self.counter.count_json(joins) + 20
         variants = [
-            [hit_card(self.index, h, d, paths.get(h.id)) for d in (3, 2, 1, 0)] for h in hits
+            [hit_card(index, h, d, paths.get(h.id)) for d in (3, 2, 1, 0)] for h, index in owned
         ]
         costs = [[self.counter.count_json(v) + 1 for v in item] for item in variants]
         allocation = allocate(costs, max(0, budget))
@@ -171,15 +187,16 @@ class SchemaTools:
         ids = list(dict.fromkeys(i.strip() for i in ids if i.strip()))
         if not ids or len(ids) > MAX_DESCRIBE:
             raise ToolInputError(f"give between 1 and {MAX_DESCRIBE} ids")
-        items, unknown = [], []
+        items: list[dict[str, Any]] = []
+        unknown: list[str] = []
         for doc_id in ids:
-            doc = self.index.get(doc_id)
-            if doc is None:
+            found = self.catalog.find(doc_id)
+            if not found:
                 unknown.append(doc_id)
-                continue
-            items.append(
+            items.extend(
                 {"id": doc.id, "kind": doc.kind.value, "source": doc.source}
-                | {"text": describe_text(self.index, doc, depth)}
+                | {"text": describe_text(index, doc, depth)}
+                for index, doc in found
             )
         out: dict[str, Any] = {"items": items}
         if unknown:
@@ -192,12 +209,7 @@ class SchemaTools:
         tables = list(dict.fromkeys(t.strip() for t in tables if t.strip()))
         if not 2 <= len(tables) <= 4:
             raise ToolInputError("give 2 to 4 distinct table ids")
-        bad = [
-            t for t in tables if (d := self.index.get(t)) is None or d.kind is not DocKind.SQL_TABLE
-        ]
-        if bad:
-            raise ToolInputError(f"not SQL table ids of this index: {', '.join(bad)}")
-        paths = join_paths(self.index.graph, tables)
+        paths = join_paths(self._table_index(tables).graph, tables)
         out: dict[str, Any] = {
             "tables": tables,
             "paths": [p.to_dict() | {"sql": p.sql()} for p in paths],
@@ -217,23 +229,42 @@ class SchemaTools:
             )
         return out
 
+    def _table_index(self, tables: Sequence[str]) -> SchemaIndex:
+        """The one index holding every table of ``tables`` as a SQL table."""
+        indexes = self.catalog.current()
+        for index in indexes:
+            if all(_is_table(index.get(t)) for t in tables):
+                return index
+        bad = [t for t in tables if not any(_is_table(i.get(t)) for i in indexes)]
+        if bad:
+            raise ToolInputError(f"not SQL table ids of this index: {', '.join(bad)}")
+        raise ToolInputError(
+            "these tables belong to different sources; foreign keys never cross sources"
+        )
+
     def graphql_selection(self, doc_id: str, query_id: str | None = None) -> dict[str, Any]:
         """A validated query skeleton from a root field down to a GraphQL type or field."""
         with self._lock:
             prefer = list(self._rankings.get(query_id or "", []))
-        return selection_skeleton(self.index, doc_id.strip(), prefer=prefer).to_dict()
+        doc_id = doc_id.strip()
+        found = [i for i, d in self.catalog.find(doc_id) if d.kind in GRAPHQL_KINDS]
+        index = found[0] if found else next(iter(self.catalog.current()), None)
+        if index is None:
+            raise ToolInputError("no schema is being served yet")
+        return selection_skeleton(index, doc_id, prefer=prefer).to_dict()
 
     # -- report_usage -----------------------------------------------------------------------
 
     def report_usage(self, query_id: str, ids: Sequence[str]) -> dict[str, Any]:
         """Record which ids of a search were used; unknown ids are reported, not stored."""
-        known = [i for i in dict.fromkeys(ids) if self.index.get(i) is not None]
-        unknown = [i for i in dict.fromkeys(ids) if self.index.get(i) is None]
+        known = [i for i in dict.fromkeys(ids) if self.catalog.find(i)]
+        unknown = [i for i in dict.fromkeys(ids) if i not in known]
         if not query_id.strip() or not known:
             raise ToolInputError("give the query_id of a search and at least one id from the index")
         event = self.feedback.record(query_id.strip(), known)
         out: dict[str, Any] = {"recorded": len(event.selected_ids), "query_id": event.query_id}
         out["query_known"] = event.query is not None
+        out["learned"] = self.catalog.learn(event.query, event.selected_ids)
         return out | ({"unknown": unknown} if unknown else {})
 
 
@@ -254,6 +285,10 @@ def entry_order(hits: Sequence[Hit], paths: dict[str, RootPath]) -> list[Hit]:
         ),
     )
     return [hits[i] for i in order]
+
+
+def _is_table(doc: Document | None) -> bool:
+    return doc is not None and doc.kind is DocKind.SQL_TABLE
 
 
 def _shrink(chosen: list[int | None]) -> list[int | None]:

@@ -8,7 +8,8 @@ Around the RPC apps this layer binds a request id (``x-request-id``, echoed), re
 Connect runtime would answer with a 5xx for a client's mistake (an unknown content encoding,
 gRPC over HTTP/1.1), compresses Connect unary responses over ``compression_min_bytes`` with
 the best of br, zstd and gzip the client accepts, and gives bodiless HTTP errors the one JSON
-error shape.
+error shape. ``/mcp`` goes through the same bearer-token check and per-client rate limit as the
+RPCs (``mcp_guard``); any role may use it (its tools only search and record usage).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 import brotli
 import zstandard
 from connectrpc.code import Code
+from connectrpc.errors import ConnectError
 
 from schemaseek.service.backend import Backend
 from schemaseek.service.errors import error_body, http_error_body
@@ -36,6 +38,9 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+#: Checks an MCP request's ``Authorization`` header and client address; raises ConnectError.
+McpGuard = Callable[[str | None, str], None]
+_GUARD_STATUS = {Code.UNAUTHENTICATED: 401, Code.PERMISSION_DENIED: 403}
 RPC_PREFIXES = ("/schemaseek.v1.SearchService/", "/schemaseek.v1.AdminService/")
 ENCODINGS = ("identity", "gzip", "br", "zstd")
 _COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
@@ -97,6 +102,7 @@ class ServiceApp:
         *,
         mcp_app: ASGIApp | None = None,
         mcp_lifespan: Callable[[], contextlib.AbstractAsyncContextManager[Any]] | None = None,
+        mcp_guard: McpGuard | None = None,
         compression_min_bytes: int = 1024,
         max_request_bytes: int = 1 << 20,
         on_shutdown: Callable[[], None] | None = None,
@@ -106,6 +112,7 @@ class ServiceApp:
         self.metrics = metrics
         self.mcp_app = mcp_app
         self.mcp_lifespan = mcp_lifespan
+        self.mcp_guard = mcp_guard
         self.compression_min_bytes = compression_min_bytes
         self.max_request_bytes = max_request_bytes
         self.on_shutdown = on_shutdown
@@ -157,6 +164,8 @@ class ServiceApp:
         path: str = scope.get("path", "")
         method: str = scope.get("method", "GET")
         if self.mcp_app is not None and (path == "/mcp" or path.startswith("/mcp/")):
+            if await self._mcp_refused(scope, send):
+                return
             await self.mcp_app(scope, receive, send)
             return
         receive = await _read_body(receive, self.max_request_bytes)
@@ -175,6 +184,33 @@ class ServiceApp:
             await _respond(send, 405, http_error_body(405))
             return
         await handler(send)
+
+    async def _mcp_refused(self, scope: Scope, send: Send) -> bool:
+        """Answer 401/403/429 (the JSON error shape) when the guard refuses an MCP request."""
+        if self.mcp_guard is None:
+            return False
+        client = scope.get("client") or ("?", 0)
+        try:
+            self.mcp_guard(_header(scope, b"authorization") or None, str(client[0]))
+        except ConnectError as exc:
+            status = _GUARD_STATUS.get(exc.code, 429)
+            self.metrics.http.labels("/mcp", str(status)).inc()
+            body = error_body(exc.code, exc.message)
+            extra = [(b"www-authenticate", b"Bearer")] if status == 401 else []
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                        *extra,
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+            return True
+        return False
 
     async def _health(self, send: Send) -> None:
         self.metrics.http.labels("/health", "200").inc()

@@ -17,7 +17,7 @@ from connectrpc.request import RequestContext
 from schemaseek.service.auth import RateLimiter, TokenAuth, client_host
 from schemaseek.service.metrics import ServiceMetrics
 
-__all__ = ["GuardInterceptor", "ObserveInterceptor"]
+__all__ = ["GuardInterceptor", "McpGuard", "ObserveInterceptor"]
 
 log = structlog.get_logger("schemaseek.rpc")
 
@@ -64,15 +64,31 @@ class GuardInterceptor:
         host = client_host(ctx)
         principal = self.auth.authenticate(ctx.request_headers.get("authorization"), host)
         self.auth.authorize(principal, ctx.method.service_name)
-        key = principal.name if self.auth.enabled else host
-        wait = self.limiter.take(key)
+        wait = self.limiter.take(principal.name if self.auth.enabled else host)
         if wait > 0:
             ctx.response_headers["retry-after"] = str(max(1, round(wait + 0.5)))
-            raise ConnectError(
-                Code.RESOURCE_EXHAUSTED, f"rate limit exceeded; retry in {wait:.2f} s"
-            )
+            raise _limited(wait)
 
     async def on_end(
         self, token: None, ctx: RequestContext[Any, Any], error: Exception | None, /
     ) -> None:
         return None
+
+
+class McpGuard:
+    """The same token check and rate limit for ``/mcp`` requests (plain HTTP, no RPC context);
+    every role may use MCP."""
+
+    def __init__(self, auth: TokenAuth, limiter: RateLimiter) -> None:
+        self.auth = auth
+        self.limiter = limiter
+
+    def __call__(self, authorization: str | None, host: str) -> None:
+        principal = self.auth.authenticate(authorization, host)
+        wait = self.limiter.take(principal.name if self.auth.enabled else host)
+        if wait > 0:
+            raise _limited(wait)
+
+
+def _limited(wait: float) -> ConnectError:
+    return ConnectError(Code.RESOURCE_EXHAUSTED, f"rate limit exceeded; retry in {wait:.2f} s")

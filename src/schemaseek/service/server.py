@@ -30,7 +30,7 @@ from schemaseek.service.events import EventBus
 from schemaseek.service.gen.schemaseek.v1.admin_connect import AdminServiceASGIApplication
 from schemaseek.service.gen.schemaseek.v1.search_connect import SearchServiceASGIApplication
 from schemaseek.service.http import ServiceApp
-from schemaseek.service.interceptors import GuardInterceptor, ObserveInterceptor
+from schemaseek.service.interceptors import GuardInterceptor, McpGuard, ObserveInterceptor
 from schemaseek.service.metrics import ServiceMetrics
 from schemaseek.service.search_service import SearchHandler
 from schemaseek.service.settings import ServiceConfig
@@ -105,13 +105,9 @@ def build_service(
     metrics = ServiceMetrics(backend, counter)
     executor = ThreadPoolExecutor(config.search_threads, thread_name_prefix="schemaseek-rpc")
     secret = config.cursor_secret.encode()
-    interceptors: list[Interceptor] = [
-        ObserveInterceptor(metrics),
-        GuardInterceptor(
-            TokenAuth(config.tokens),
-            RateLimiter(config.rate_limit_max, config.rate_limit_window_s),
-        ),
-    ]
+    auth = TokenAuth(config.tokens)
+    limiter = RateLimiter(config.rate_limit_max, config.rate_limit_window_s)
+    interceptors: list[Interceptor] = [ObserveInterceptor(metrics), GuardInterceptor(auth, limiter)]
     compressions = [BrotliCompression(), ZstdCompression(), GzipCompression()]
     search_app = SearchServiceASGIApplication(
         SearchHandler(backend, executor, secret),
@@ -135,6 +131,7 @@ def build_service(
         metrics,
         mcp_app=mcp_app,
         mcp_lifespan=mcp_lifespan,
+        mcp_guard=McpGuard(auth, limiter),
         compression_min_bytes=config.compression_min_bytes,
         max_request_bytes=config.max_request_bytes,
     )
@@ -142,16 +139,15 @@ def build_service(
 
 
 def _mcp(config: ServiceConfig, backend: Backend) -> tuple[Any, Any]:
-    """The MCP streamable-HTTP app over the served index (single-source services)."""
-    if not config.mcp or len(backend.units) != 1:
+    """The MCP streamable-HTTP app over every engine the backend serves (read at each call,
+    so refreshed, rolled back or replaced indexes are picked up)."""
+    if not config.mcp:
         return None, None
-    unit = backend.units[0]
-    index = getattr(getattr(unit, "engine", None), "index", None) or unit.index
-    if index is None:
-        return None, None
+    from schemaseek.mcp.catalog import Catalog
     from schemaseek.mcp.server import build_server, http_app
 
-    server = build_server(index, feedback=backend.feedback, ready=backend.started)
+    catalog = Catalog(lambda: [unit.index for unit in backend.units])
+    server = build_server(catalog, feedback=backend.feedback, ready=backend.started)
     app = http_app(server, host=config.host, path="/mcp")
     return app, server.session_manager.run
 

@@ -1,0 +1,134 @@
+"""What the MCP tools answer from: one :class:`~schemaseek.index.SchemaIndex`, or the several
+indexes a network service runs (one engine per source).
+
+:class:`Catalog` hides the difference. It is given a function returning the indexes to serve
+*now* (a service's engines swap their index on refresh or rollback, so the catalog never keeps
+one), and answers:
+
+* **search** — each index whose sources are wanted answers the question; the hits merge by
+  fused score (every engine fuses with the same settings, so scores share one scale; ties by
+  source then id) and the best ``limit`` are kept. With one index its response passes through
+  unchanged.
+* **lookups** — ids are unique within a source, not across sources: :meth:`Catalog.find`
+  returns every index holding an id (optionally of one source), :meth:`Catalog.owner` the first.
+  Paths (root paths, FK joins) never cross indexes: each index holds its own graph.
+* **learning** — a usage report teaches every index that knows one of the ids.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from schemaseek.documents import Document, Hit, SearchResponse
+from schemaseek.embedding.cache import CachedQueryEmbedder
+from schemaseek.feedback import UsageEvent
+
+if TYPE_CHECKING:
+    from schemaseek.index import SchemaIndex
+
+__all__ = ["Catalog"]
+
+
+class Catalog:
+    """The indexes behind the MCP tools (see the module docstring)."""
+
+    def __init__(self, indexes: Callable[[], Sequence[SchemaIndex | None]]) -> None:
+        self._indexes = indexes
+
+    @classmethod
+    def of(cls, index: SchemaIndex) -> Catalog:
+        """A catalog over one index (built now or later)."""
+        return cls(lambda: [index])
+
+    def current(self) -> list[SchemaIndex]:
+        """The built indexes being served right now."""
+        return [i for i in self._indexes() if i is not None and i.built]
+
+    def source_names(self) -> list[str]:
+        return sorted({s.name for i in self.current() for s in i.sources})
+
+    @property
+    def degraded(self) -> bool:
+        """True when no index has vectors (searches are keyword + glossary only)."""
+        return all(i.degraded for i in self.current())
+
+    def embedders(self) -> list[CachedQueryEmbedder]:
+        """The distinct cached query embedders of the served indexes (for batch priming)."""
+        found: dict[int, CachedQueryEmbedder] = {}
+        for index in self.current():
+            embedder = index.query_embedder
+            if isinstance(embedder, CachedQueryEmbedder) and not index.degraded:
+                found.setdefault(id(embedder), embedder)
+        return list(found.values())
+
+    # -- lookups ----------------------------------------------------------------------------
+
+    def find(self, doc_id: str, source: str | None = None) -> list[tuple[SchemaIndex, Document]]:
+        """Every served index holding ``doc_id`` (of ``source`` when given), with the document."""
+        found = []
+        for index in self.current():
+            doc = index.get(doc_id)
+            if doc is not None and (source is None or doc.source == source):
+                found.append((index, doc))
+        return found
+
+    def owner(self, doc_id: str, source: str | None = None) -> SchemaIndex | None:
+        """The first index holding ``doc_id`` (of ``source`` when given)."""
+        found = self.find(doc_id, source)
+        return found[0][0] if found else None
+
+    def get(self, doc_id: str, source: str | None = None) -> Document | None:
+        found = self.find(doc_id, source)
+        return found[0][1] if found else None
+
+    def index_of(self, hit: Hit) -> SchemaIndex | None:
+        """The index a hit came from."""
+        return self.owner(hit.id, hit.document.source)
+
+    # -- search and learning ----------------------------------------------------------------
+
+    def search(
+        self, question: str, *, limit: int, sources: Sequence[str], kinds: Sequence[str]
+    ) -> SearchResponse:
+        """Search every index serving a wanted source and merge (module docstring)."""
+        wanted = set(sources)
+        indexes = [i for i in self.current() if not wanted or wanted & {s.name for s in i.sources}]
+        if len(indexes) == 1:
+            return indexes[0].search(question, limit=limit, sources=sources, kinds=kinds)
+        started = time.perf_counter()
+        responses = [i.search(question, limit=limit, sources=sources, kinds=kinds) for i in indexes]
+        hits = sorted(
+            (h for r in responses for h in r.hits),
+            key=lambda h: (-h.score, h.document.source, h.id),
+        )[:limit]
+        examples: dict[str, dict[str, object]] = {}
+        for response in responses:
+            for example in response.examples:
+                examples.setdefault(str(example.get("question", "")), dict(example))
+        return SearchResponse(
+            query=responses[0].query if responses else question.strip(),
+            mode=responses[0].mode if responses else "keyword",
+            hits=tuple(hits),
+            degraded=not responses or any(r.degraded for r in responses),
+            took_ms=(time.perf_counter() - started) * 1000.0,
+            examples=tuple(examples.values()),
+            query_id=uuid.uuid4().hex,
+        )
+
+    def learn(self, question: str | None, ids: Sequence[str]) -> bool:
+        """Teach the indexes that ``ids`` answered ``question``; True when one learned."""
+        if not question:
+            return False
+        learned = False
+        for index in self.current():
+            mine = [i for i in ids if index.get(i) is not None]
+            if mine:
+                learned |= index.record_usage(mine, query=question)
+        return learned
+
+    def replay(self, events: Sequence[UsageEvent]) -> int:
+        """Learn from stored usage events (after a start); returns how many were learned."""
+        return sum(self.learn(e.query, e.selected_ids) for e in events)
