@@ -5,7 +5,8 @@ including the stages after the rerank) once per (``alpha``, ``rerank_candidates`
 reranker that computes MaxSim once per question and replays it with each pair's mixing.
 ``fused`` is the pipeline without reranking. Tune on BIRD-dev and Spider-dev only.
 
-    .venv/bin/python bench/rerank_eval.py ../shared/datasets/bird-dev --scope pooled
+    .venv/bin/python bench/rerank_eval.py ../shared/datasets/bird-dev --scope pooled \
+        --settings fusion=weighted_sum,weights.vector=2.0
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from schemaseek.config import SearchSettings
+from schemaseek.config import default_cache_dir
 from schemaseek.documents import Document
 from schemaseek.embedding.disk_cache import DiskCachedProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
@@ -25,10 +26,11 @@ from schemaseek.index import SchemaIndex
 from schemaseek.rerankers import LateInteractionReranker, Ranked, reorder
 from schemaseek.rerankers.late_interaction import mix_with_fused_order
 from schemaseek.sources.catalog import load_catalog
+from tune import settings_variant
 
 ALPHAS = (0.3, 0.5, 0.7, 1.0)
 HEADS = (3, 5, 10, 20)
-METRICS = ("recall@5", "recall@10", "hit@1", "mrr", "ndcg@10")
+METRICS = ("recall@5", "recall@10", "recall@20", "all_gold@10", "hit@1", "mrr", "ndcg@10")
 
 
 class Replay:
@@ -60,7 +62,13 @@ def main() -> None:
     parser.add_argument("--limit-queries", type=int, default=None)
     parser.add_argument("--alphas", type=float, nargs="+", default=ALPHAS)
     parser.add_argument("--heads", type=int, nargs="+", default=HEADS)
+    parser.add_argument(
+        "--settings", default="base", help="settings as in tune.py --variant (key=value,...)"
+    )
     args = parser.parse_args()
+    settings = settings_variant(args.settings).model_copy(
+        update={"query_cache_size": 4, "reranker": "none"}
+    )
 
     files = resolve_dataset(args.dataset)
     questions = [
@@ -71,8 +79,8 @@ def main() -> None:
     replay = Replay(late)
     index = SchemaIndex(
         load_catalog(files.catalog),
-        provider=DiskCachedProvider(provider, ".cache/embeddings"),
-        settings=SearchSettings(query_cache_size=4, reranker="none"),
+        provider=DiskCachedProvider(provider, default_cache_dir() / "embeddings"),
+        settings=settings,
         reranker=replay,
     )
     index.build()
@@ -91,6 +99,7 @@ def main() -> None:
         metrics = aggregate(scored).metrics
         rows[name] = {key: round(metrics[key], 4) for key in METRICS}
     print(json.dumps({"dataset": files.name, "scope": args.scope, "queries": len(questions),
+                      "settings": args.settings,
                       "cache": str(late.stats), "rows": rows}, indent=1))  # fmt: skip
 
 

@@ -69,6 +69,14 @@ def parse_variant(text: str) -> dict[str, Any]:
     return update
 
 
+def settings_variant(variant: str) -> SearchSettings:
+    """The default settings changed by a variant string (``key=value,group.key=value``)."""
+    base = SearchSettings().model_dump()
+    for key, value in parse_variant(variant).items():
+        base[key] = {**base[key], **value} if isinstance(value, dict) else value
+    return SearchSettings(**base)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("datasets", nargs="+")
@@ -85,14 +93,7 @@ def main() -> None:
         questions = sample(load_sql_questions(files.queries), args.limit_queries)
         provider = PrecomputedQueries(disk, [q.question for q in questions])
         for variant in args.variant or ["base"]:
-            base = SearchSettings().model_dump()
-            update = parse_variant(variant)
-            for key, value in update.items():
-                if isinstance(value, dict):
-                    base[key] = {**base[key], **value}
-                else:
-                    base[key] = value
-            settings = SearchSettings(**base)
+            settings = settings_variant(variant)
             for scope in scopes:
                 result = evaluate(
                     sources, questions, dataset=name, scope=scope, settings=settings,
