@@ -155,15 +155,30 @@ def test_graphql_selection_validates_and_follows_the_search(
     assert tools.graphql_selection("royalty_payment")["valid"] is False
 
 
-def test_report_usage_stores_the_question(demo_index: SchemaIndex, tmp_path: Path) -> None:
+def test_report_usage_stores_the_question_and_teaches_the_ranking(
+    onnx_provider: OnnxEmbeddingProvider, tmp_path: Path
+) -> None:
+    index = SchemaIndex(demo_sources(), glossary=demo_glossary(), provider=onnx_provider)
+    index.build()  # a private index: what it learns must not reach the shared one
     store = FeedbackStore(tmp_path / "usage.jsonl")
-    tools = SchemaTools(demo_index, store)
-    query_id = tools.search_schema("royalty payments for Sony")["query_id"]
-    out = tools.report_usage(query_id, ["Query.abacusContract", "nope"])
-    assert out == {"recorded": 1, "query_id": query_id, "query_known": True, "unknown": ["nope"]}
+    tools = SchemaTools(index, store)
+    question = "which payouts went to the label"
+    before = index.search(question, limit=20).ids()
+    query_id = tools.search_schema(question, limit=20)["query_id"]
+    out = tools.report_usage(query_id, ["record_label", "nope"])
+    assert out == {
+        "recorded": 1,
+        "query_id": query_id,
+        "query_known": True,
+        "learned": True,
+        "unknown": ["nope"],
+    }
+    again = index.search(question, limit=20)
+    assert again.ids().index("record_label") < before.index("record_label")
+    assert "feedback" in again.hits[again.ids().index("record_label")].explanation.signals
     (event,) = FeedbackStore(tmp_path / "usage.jsonl").events()
-    assert event.query == "royalty payments for Sony"
-    assert event.selected_ids == ("Query.abacusContract",)
+    assert event.query == question
+    assert event.selected_ids == ("record_label",)
     with pytest.raises(ToolInputError):
         tools.report_usage(query_id, ["nope"])
 
