@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from schemaseek.config import SearchSettings
-from schemaseek.documents import DocKind
+from schemaseek.documents import DocKind, Document
+from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.errors import ConfigError
 from schemaseek.index import SchemaIndex
 from schemaseek.pipeline import InvalidQueryError
+from schemaseek.sources.base import SourceSchema, stable_hash
 from schemaseek.sources.demo import demo_glossary, demo_graphql, demo_sources
 from tests.conftest import FlakyProvider
 
@@ -164,3 +166,33 @@ def test_column_questions_map_facet_hits_to_member_columns() -> None:
     assert any(h.document.name in {"amount", "currency_code"} for h in response.hits[:5])
     tables = index.search("payment amount and currency", kinds=[DocKind.SQL_TABLE])
     assert all(h.document.kind is DocKind.SQL_TABLE for h in tables.hits)
+
+
+def _shop_source(name: str, tables: dict[str, str]) -> SourceSchema:
+    docs = [
+        Document(f"{name}.{table}", DocKind.SQL_TABLE, name, table, description)
+        for table, description in tables.items()
+    ]
+    return SourceSchema(name, "sql", docs, [], stable_hash([name, *tables]))
+
+
+def test_a_source_scoped_search_ranks_every_vector_of_that_source(
+    onnx_provider: OnnxEmbeddingProvider,
+) -> None:
+    """With many sources in one index, the whole index's nearest vectors can all belong to
+    other sources; a search scoped to one source must still rank that source's documents."""
+    shops = {
+        "customer_orders": "Orders placed by customers.",
+        "order_lines": "Items of each customer order.",
+        "customers": "People who buy from the shop.",
+        "payments": "Payments customers made for orders.",
+    }
+    sources = [_shop_source(f"shop_{i}", shops) for i in range(50)]
+    sources.append(_shop_source("zoo", {"animal_feeding": "When each animal was fed, and what."}))
+    index = SchemaIndex(sources, provider=onnx_provider)
+    index.build()
+    whole = index.search("customer orders", limit=10)
+    assert all(h.document.source.startswith("shop_") for h in whole.hits)
+    scoped = index.search("customer orders", limit=10, sources=["zoo"])
+    assert [h.id for h in scoped.hits] == ["zoo.animal_feeding"]
+    assert "vector" in scoped.hits[0].explanation.signals

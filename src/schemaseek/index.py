@@ -383,7 +383,8 @@ class SchemaIndex:
 
 
 def _link(parts: IndexParts, sources: Sequence[SourceSchema]) -> None:
-    """Rebuild what derives from the document set: graph, identifier pins, part → card map."""
+    """Rebuild what derives from the document set: graph, identifier pins, part → card map,
+    ids per source."""
     documents = parts.documents
     edges: list[Edge] = [
         e for s in sources for e in s.edges if e.source in documents and e.target in documents
@@ -391,4 +392,8 @@ def _link(parts: IndexParts, sources: Sequence[SourceSchema]) -> None:
     parts.graph = SchemaGraph(list(documents), edges)
     parts.pins = build_pins(documents)
     parts.card_of = {d: doc.target for d, doc in documents.items() if doc.target in documents}
+    by_source: dict[str, list[str]] = {}
+    for doc_id, doc in documents.items():
+        by_source.setdefault(doc.source, []).append(doc_id)
+    parts.by_source = {source: tuple(ids) for source, ids in by_source.items()}
     parts.graph_signals = GraphSignals(parts.graph, documents)

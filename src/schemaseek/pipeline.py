@@ -24,7 +24,7 @@ from schemaseek.documents import (
     SearchResponse,
     SignalHit,
 )
-from schemaseek.embedding.base import EmbeddingProvider, Vectors
+from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.errors import SchemaSeekError
 from schemaseek.expansion import complete_joins, expand_columns
 from schemaseek.filters import SearchFilter
@@ -36,11 +36,13 @@ from schemaseek.signals.glossary import GlossaryMatch, GlossaryMatcher
 from schemaseek.signals.graph import QUERY_SIGNALS, STATIC_SIGNALS, GraphSignals
 from schemaseek.signals.keyword import KeywordIndex
 from schemaseek.signals.vector import VectorIndex
+from schemaseek.signals.weak_hits import cut_weak_hits
 from schemaseek.text import normalize_identifier, tokenize
 
 logger = logging.getLogger(__name__)
 
 Mode = Literal["hybrid", "keyword", "vector"]
+SCOPED_VECTOR_LIMIT = 20_000  # source-scoped vector searches score up to this many rows directly
 MODES: tuple[Mode, ...] = ("hybrid", "keyword", "vector")
 
 
@@ -63,6 +65,7 @@ class IndexParts:
     reranker: Reranker | None = None
     vectors_ready: bool = False
     card_of: Mapping[str, str] = field(default_factory=dict)
+    by_source: Mapping[str, Sequence[str]] = field(default_factory=dict)
     graph_signals: GraphSignals | None = None
     feedback: FeedbackSignal | None = None
 
@@ -79,6 +82,15 @@ class _Run:
     reranked: bool = False
     notes: dict[str, str] = field(default_factory=dict)
     extra_docs: dict[str, Document] = field(default_factory=dict)
+
+    def scoped_ids(self, parts: IndexParts) -> list[str] | None:
+        """The ids of the wanted sources when they are few enough to score directly: a
+        source-scoped search then ranks every vector of its sources, not only those among the
+        whole index's nearest (which, with many sources in one index, may hold none of them)."""
+        if not self.filter.sources:
+            return None
+        ids = [i for s in dict.fromkeys(self.filter.sources) for i in parts.by_source.get(s, ())]
+        return ids if len(ids) <= SCOPED_VECTOR_LIMIT else None
 
     def document(self, parts: IndexParts, doc_id: str) -> Document:
         """An indexed document, or one made for this search (a column of a facet hit)."""
@@ -193,9 +205,8 @@ def _lexical_signals(parts: IndexParts, run: _Run, depth: int) -> None:
         return
     tokens = tokenize(run.query)
     weights = parts.settings.weights
-    run.signals.append(
-        NamedSignal("keyword", parts.keyword.search(tokens, depth), weights["keyword"])
-    )
+    entries = parts.keyword.search(tokens, depth)
+    run.signals.append(NamedSignal("keyword", entries, weights["keyword"]))
     if parts.matcher is None:
         return
     run.matches = parts.matcher.match(run.query)
@@ -204,7 +215,9 @@ def _lexical_signals(parts: IndexParts, run: _Run, depth: int) -> None:
     expanded = parts.matcher.expansion_tokens(run.matches)
     run.signals.append(
         NamedSignal(
-            "keyword_expanded", parts.keyword.search(expanded, depth), weights["keyword_expanded"]
+            "keyword_expanded",
+            parts.keyword.search(expanded, depth),
+            weights["keyword_expanded"],
         )
     )
     run.signals.append(
@@ -220,36 +233,23 @@ def _vector_signal(parts: IndexParts, run: _Run, depth: int) -> None:
         return
     try:
         query_vector = parts.embedder.embed_query(run.query)
-        entries = parts.vector.search(query_vector, depth)
+        scoped = run.scoped_ids(parts)
+        if scoped is not None:
+            entries = parts.vector.search_among(query_vector, scoped, depth)
+        else:
+            entries = parts.vector.search(query_vector, depth)
     except Exception as exc:  # any provider failure degrades to lexical search
         _degrade(parts, run, f"query embedding failed: {exc}")
         return
     if parts.settings.weak_hit_cut:
-        entries = _cut_weak_hits(parts, query_vector, entries)
+        sample = parts.settings.weak_hit_sample
+        entries = cut_weak_hits(parts.vector, query_vector, entries, sample)
     weights = parts.settings.weights
     run.signals.append(NamedSignal("vector", entries, weights["vector"]))
     if parts.feedback is not None and len(parts.feedback) and weights.get("feedback", 0) > 0:
         voted = parts.feedback.rank(query_vector)
         if voted:
             run.signals.append(NamedSignal("feedback", voted, weights["feedback"]))
-
-
-def weak_hit_threshold(background: Sequence[float], best: float) -> float:
-    """Spec 004's cut for semantic hits: a hit must reach max(0.25, p99 + 0.02) of the
-    query's background scores (its top eight excluded) and stay within 0.10 of the best."""
-    ordered = sorted(background, reverse=True)[8:]
-    p99 = ordered[int(0.01 * (len(ordered) - 1))] if ordered else 0.0
-    return max(0.25, p99 + 0.02, best - 0.10)
-
-
-def _cut_weak_hits(
-    parts: IndexParts, query_vector: Vectors, entries: list[tuple[str, float]]
-) -> list[tuple[str, float]]:
-    if not entries or parts.vector is None:
-        return entries
-    background = parts.vector.sample_scores(query_vector, parts.settings.weak_hit_sample)
-    floor = weak_hit_threshold(background.tolist(), entries[0][1])
-    return [(d, score) for d, score in entries if score >= floor]
 
 
 def _graph_signals(parts: IndexParts, run: _Run) -> None:

@@ -11,8 +11,8 @@ from schemaseek.config import SearchSettings
 from schemaseek.documents import DocKind, Document
 from schemaseek.graph import SchemaGraph
 from schemaseek.index import SchemaIndex
-from schemaseek.pipeline import weak_hit_threshold
 from schemaseek.signals.graph import GraphSignals
+from schemaseek.signals.weak_hits import weak_hit_threshold
 from schemaseek.sources.base import Edge
 from schemaseek.sources.graphql import from_schema
 

@@ -187,3 +187,21 @@ def test_shape_and_value_errors() -> None:
     with pytest.raises(EmbeddingError):
         VectorIndex(0)
     assert ids_of(index.search(np.ones((1, 8), np.float32), 3)) == ["a"]
+
+
+def test_search_among_scores_only_the_given_ids() -> None:
+    vectors = clustered(3_000, seed=5)
+    index = VectorIndex(DIM)
+    index.add([f"v{i}" for i in range(len(vectors))], vectors)
+    index.remove(["v3"])
+    query = vectors[10]
+    subset = list(range(0, 3_000, 7))
+    wanted = [f"v{i}" for i in subset] + ["v3", "unknown"]  # removed and unknown ids are skipped
+    hits = index.search_among(query, wanted, 12)
+    live = [i for i in subset if i != 3]
+    expected = [live[j] for j in exact_top(vectors[live], query, 12)]
+    assert ids_of(hits) == [f"v{i}" for i in expected]
+    assert hits[0][1] == pytest.approx(float(vectors[expected[0]] @ query), abs=1e-5)
+    assert len(index.search_among(query, ["v1", "v2"], 12)) == 2
+    assert index.search_among(query, ["unknown"], 5) == []
+    assert index.search_among(query, ["v1"], 0) == []

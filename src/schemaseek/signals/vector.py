@@ -212,6 +212,24 @@ class VectorIndex:
                 self._build_locked()
             return self._graph_locked(q, limit)
 
+    def search_among(
+        self, query: npt.ArrayLike, ids: Sequence[str], limit: int
+    ) -> list[tuple[str, float]]:
+        """The ``limit`` nearest of ``ids`` (those held) with exact cosine similarities, best
+        first: a search scoped to part of the index without scanning the rest."""
+        q = self._check_query(query)
+        with self._lock:
+            slots = np.asarray(
+                [slot for i in ids if (slot := self._slot_of.get(i)) is not None], dtype=np.int64
+            )
+            if slots.size == 0 or limit <= 0:
+                return []
+            scores = _inner_products(self._store[slots], q)
+            k = min(limit, slots.size)
+            top = np.argpartition(-scores, k - 1)[:k] if k < slots.size else np.arange(k)
+            top = top[np.argsort(-scores[top], kind="stable")]
+            return [(self._slot_ids[int(slots[t])], float(scores[t])) for t in top.tolist()]
+
     def scores_all(self, query: npt.ArrayLike) -> Vectors:
         """Exact cosine of ``query`` with every live vector (slot order, i.e. insertion)."""
         q = self._check_query(query)
