@@ -4,6 +4,8 @@ Entries (hybrid mode, no glossary):
 
 * ``bird-dev/per-source``, ``bird-dev/pooled``, ``spider1-dev/per-source``: whole dev sets;
 * ``spider2-snow/pooled-100``: a fixed 100-question sample, all 147 databases in one index;
+* ``spider2-snow/per-source-100``: the same sample and index, each question scoped to its
+  database (what a source filter does on a catalog of many databases);
 * ``gitlab/root-fields``, ``saleor/root-fields``: our hand-written question sets
   (bench/questions), ranked among root fields only, gold = the acceptable entry points;
 * ``gitlab/types``, ``saleor/types``: the same questions ranked among types, gold = the types.
@@ -83,6 +85,9 @@ RUNS: dict[str, GateRun] = {
     "bird-dev/pooled": GateRun("bird-dev", "pooled", (), _sql("bird-dev")),
     "spider1-dev/per-source": GateRun("spider1-dev", "per-source", (), _sql("spider1-dev")),
     "spider2-snow/pooled-100": GateRun("spider2-snow", "pooled", (), _sql("spider2-snow", 100)),
+    "spider2-snow/per-source-100": GateRun(
+        "spider2-snow", "per-source", (), _sql("spider2-snow", 100)
+    ),
     "gitlab/root-fields": GateRun("gitlab", "pooled", ROOT, _graphql("gitlab", "gold_root_fields")),
     "gitlab/types": GateRun("gitlab", "pooled", TYPE, _graphql("gitlab", "gold_types")),
     "saleor/root-fields": GateRun("saleor", "pooled", ROOT, _graphql("saleor", "gold_root_fields")),
