@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from schemaseek.documents import DocKind, Document
@@ -28,6 +28,19 @@ class SearchFilter:
     @property
     def active(self) -> bool:
         return bool(self.include or self.exclude or self.kinds or self.sources or self.predicate)
+
+    def source_ids(self, by_source: Mapping[str, Sequence[str]], most: int) -> Sequence[str] | None:
+        """The ids of the wanted sources (from ``by_source``), or None when no source is
+        wanted or they hold more than ``most`` ids."""
+        if not self.sources:
+            return None
+        wanted = list(dict.fromkeys(self.sources))
+        ids: Sequence[str] = (
+            by_source.get(wanted[0], ())
+            if len(wanted) == 1  # the common case: no copy on the search path
+            else [i for s in wanted for i in by_source.get(s, ())]
+        )
+        return ids if len(ids) <= most else None
 
     def allows(self, doc: Document) -> bool:
         if self.kinds and doc.kind not in self.kinds:

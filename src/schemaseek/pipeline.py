@@ -42,7 +42,9 @@ from schemaseek.text import normalize_identifier, tokenize
 logger = logging.getLogger(__name__)
 
 Mode = Literal["hybrid", "keyword", "vector"]
-SCOPED_VECTOR_LIMIT = 20_000  # source-scoped vector searches score up to this many rows directly
+# a source-scoped search scores the vectors of its sources directly up to this many rows, so it
+# ranks every one of them, not only those among the whole index's nearest
+SCOPED_VECTOR_LIMIT = 20_000
 MODES: tuple[Mode, ...] = ("hybrid", "keyword", "vector")
 
 
@@ -82,15 +84,6 @@ class _Run:
     reranked: bool = False
     notes: dict[str, str] = field(default_factory=dict)
     extra_docs: dict[str, Document] = field(default_factory=dict)
-
-    def scoped_ids(self, parts: IndexParts) -> list[str] | None:
-        """The ids of the wanted sources when they are few enough to score directly: a
-        source-scoped search then ranks every vector of its sources, not only those among the
-        whole index's nearest (which, with many sources in one index, may hold none of them)."""
-        if not self.filter.sources:
-            return None
-        ids = [i for s in dict.fromkeys(self.filter.sources) for i in parts.by_source.get(s, ())]
-        return ids if len(ids) <= SCOPED_VECTOR_LIMIT else None
 
     def document(self, parts: IndexParts, doc_id: str) -> Document:
         """An indexed document, or one made for this search (a column of a facet hit)."""
@@ -205,8 +198,9 @@ def _lexical_signals(parts: IndexParts, run: _Run, depth: int) -> None:
         return
     tokens = tokenize(run.query)
     weights = parts.settings.weights
-    entries = parts.keyword.search(tokens, depth)
-    run.signals.append(NamedSignal("keyword", entries, weights["keyword"]))
+    run.signals.append(
+        NamedSignal("keyword", parts.keyword.search(tokens, depth), weights["keyword"])
+    )
     if parts.matcher is None:
         return
     run.matches = parts.matcher.match(run.query)
@@ -215,9 +209,7 @@ def _lexical_signals(parts: IndexParts, run: _Run, depth: int) -> None:
     expanded = parts.matcher.expansion_tokens(run.matches)
     run.signals.append(
         NamedSignal(
-            "keyword_expanded",
-            parts.keyword.search(expanded, depth),
-            weights["keyword_expanded"],
+            "keyword_expanded", parts.keyword.search(expanded, depth), weights["keyword_expanded"]
         )
     )
     run.signals.append(
@@ -233,7 +225,7 @@ def _vector_signal(parts: IndexParts, run: _Run, depth: int) -> None:
         return
     try:
         query_vector = parts.embedder.embed_query(run.query)
-        scoped = run.scoped_ids(parts)
+        scoped = run.filter.source_ids(parts.by_source, SCOPED_VECTOR_LIMIT)
         if scoped is not None:
             entries = parts.vector.search_among(query_vector, scoped, depth)
         else:
