@@ -24,7 +24,7 @@ from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.evaluation import aggregate, load_sql_questions, resolve_dataset
 from schemaseek.index import SchemaIndex
 from schemaseek.rerankers import LateInteractionReranker, Ranked, reorder
-from schemaseek.rerankers.late_interaction import mix_with_fused_order
+from schemaseek.rerankers.late_interaction import mix_with_fused
 from schemaseek.sources.catalog import load_catalog
 from tune import settings_variant
 
@@ -43,8 +43,12 @@ class Replay:
         self.head = 0
         self._memo: tuple[str, tuple[str, ...], dict[str, float]] | None = None
 
-    def rerank(self, query: str, candidates: Sequence[Document]) -> Ranked:
+    def rerank(
+        self, query: str, candidates: Sequence[Document], fused: Sequence[float] | None = None
+    ) -> Ranked:
         if self.head == 0:
+            if fused is not None:
+                return [(doc.id, float(s)) for doc, s in zip(candidates, fused, strict=True)]
             return [(doc.id, -float(i)) for i, doc in enumerate(candidates)]
         ids = tuple(doc.id for doc in candidates)
         if self._memo is None or self._memo[:2] != (query, ids):
@@ -52,7 +56,8 @@ class Replay:
         scores = self._memo[2]
         head = candidates[: self.head]
         raw = np.asarray([scores[doc.id] for doc in head], dtype=np.float32)
-        return reorder(candidates, mix_with_fused_order(raw, self.alpha).tolist())
+        prior = None if fused is None else np.asarray(fused[: self.head], dtype=np.float32)
+        return reorder(candidates, mix_with_fused(raw, self.alpha, prior).tolist())
 
 
 def main() -> None:

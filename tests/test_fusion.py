@@ -48,6 +48,17 @@ def test_weighted_sum_constant_signal_maps_to_one() -> None:
     assert weighted_sum([NamedSignal("g", [("x", 3.0), ("y", 3.0)])]) == {"x": 1.0, "y": 1.0}
 
 
+def test_weighted_sum_takes_scaled_signals_as_they_are() -> None:
+    curated = NamedSignal("glossary", [("x", 2.0), ("y", 0.5)], weight=1.5, scaled=True)
+    keyword = NamedSignal("keyword", [("y", 8.0), ("z", 4.0)])
+    fused = weighted_sum([curated, keyword])
+    assert fused["x"] == pytest.approx(1.5 * 2.0)  # not squeezed to 1.0
+    assert fused["y"] == pytest.approx(1.5 * 0.5 + 1.0)
+    assert fused["z"] == pytest.approx(0.0)
+    same = NamedSignal("glossary", [("x", 0.5), ("y", 0.5)], scaled=True)
+    assert weighted_sum([same]) == {"x": 0.5, "y": 0.5}
+
+
 def test_top_k_orders_ties_by_id_and_pages_with_keyset_cursor() -> None:
     scores = {"b": 1.0, "a": 1.0, "c": 2.0, "d": 0.5}
     first = top_k(scores, 2)

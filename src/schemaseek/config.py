@@ -23,7 +23,9 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "betweenness": 0.0,
     "column_density": 0.0,
     "proximity": 0.0,
-    "reach": 1.0,  # GraphQL root fields by where they lead; chosen on our GitLab/Saleor sets
+    # GraphQL root fields by where they lead; chosen on our GitLab/Saleor sets (under score
+    # fusion; 1.0 was best under RRF)
+    "reach": 2.0,
     # usage feedback (ids chosen for similar past questions); active once events exist
     "feedback": 1.0,
 }
@@ -34,16 +36,22 @@ class SearchSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="SCHEMASEEK_", frozen=True, extra="forbid")
 
-    fusion: Literal["rrf", "weighted_sum"] = "rrf"
+    # score fusion (min-max normalised signal scores, weighted) keeps the margins rank fusion
+    # throws away; measured better on BIRD-dev, Spider-dev and our GraphQL sets (QUALITY.md)
+    fusion: Literal["rrf", "weighted_sum"] = "weighted_sum"
     rrf_k: float = Field(default=25.0, ge=1.0, le=100.0)
     weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     over_fetch: int = Field(default=4, ge=1, le=20)
     min_candidates: int = Field(default=40, ge=1, le=1000)
     feedback_min_similarity: float = Field(default=0.75, ge=0.0, le=1.0)
-    # tables FK-joined to the top `join_completion` hits follow the first
-    # `join_completion_after` hits (tuned on BIRD-dev and Spider-dev; 0 = off)
-    join_completion: int = Field(default=2, ge=0, le=20)
-    join_completion_after: int = Field(default=3, ge=1, le=50)
+    # join propagation: tables FK-joined to the first `join_anchors` hits gain `join_boost`
+    # times the relative scores of their two strongest such hits (expansion.propagate_joins;
+    # tuned on BIRD-dev and Spider-dev; 0 = off)
+    join_boost: float = Field(default=0.25, ge=0.0, le=10.0)
+    join_anchors: int = Field(default=5, ge=0, le=50)
+    # items of the best hit's source gain this much (relative to the best score) when several
+    # sources are searched together (expansion.favour_leading_source; tuned on BIRD/Spider-dev)
+    source_cohesion: float = Field(default=0.1, ge=0.0, le=10.0)
     weak_hit_cut: bool = False
     weak_hit_sample: int = Field(default=2048, ge=16)
     max_related: int = Field(default=5, ge=0, le=50)

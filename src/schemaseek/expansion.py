@@ -1,6 +1,6 @@
-"""Result expansion after ranking: join completion and facet → column mapping.
+"""Result expansion after ranking: join propagation and facet → column mapping.
 
-Both use what the schema says, never similarity: join completion follows real (or explicitly
+Both use what the schema says, never similarity: join propagation follows real (or explicitly
 inferred) foreign keys; column mapping reads a facet document's member columns.
 """
 
@@ -17,38 +17,49 @@ from schemaseek.text import tokenize
 Ranked = list[tuple[str, float]]
 
 
-def complete_joins(
+def propagate_joins(
     graph: SchemaGraph,
     documents: Mapping[str, Document],
     search_filter: SearchFilter,
     notes: dict[str, str],
     ranked: Ranked,
     *,
+    weight: float,
     anchors: int,
-    after: int,
 ) -> Ranked:
-    """The tables joined by a foreign key to the top ``anchors`` hits follow the first
-    ``after`` hits. Questions that span tables name one of them most clearly; its neighbours
-    over a declared (or inferred) key are the likeliest partners. ``notes`` gets the reason."""
-    head = ranked[:after]
-    seen = {d for d, _ in head}
-    scores = dict(ranked)
-    partners: Ranked = []
-    for anchor, _score in ranked[:anchors]:
-        neighbours = [
-            other for other, relation, _ in graph.neighbors(anchor)
-            if relation == "foreignKey" and other not in seen
-        ]  # fmt: skip
-        neighbours.sort(key=lambda d: -scores.get(d, 0.0))
-        for other in neighbours:
+    """Tables joined by a foreign key to the leading hits gain part of their score.
+
+    Scores are taken relative to the best hit. Each of the first ``anchors`` hits votes, with
+    its relative score, for every table it shares a declared (or explicitly inferred) foreign
+    key with; a table keeps its two strongest votes, and ``weight`` times their sum is added to
+    its own relative score. A table the question never matched can so rise next to the tables
+    it joins, and one that joins several strong hits (a bridge) more than one that joins a
+    single hit. Counting only two votes keeps hubs joined to everything from floating up.
+    ``notes`` gets the reason for each table whose score was raised.
+    """
+    if not ranked or weight <= 0 or anchors <= 0:
+        return ranked
+    top = ranked[0][1]
+    if top <= 0:
+        return ranked
+    votes: dict[str, list[tuple[float, str]]] = {}
+    for anchor, score in ranked[:anchors]:
+        for other, relation, _ in graph.neighbors(anchor):
+            if relation != "foreignKey" or other == anchor:
+                continue
             doc = documents.get(other)
             if doc is None or not search_filter.allows(doc):
                 continue
-            seen.add(other)
-            partners.append((other, scores.get(other, 0.0)))
-            notes.setdefault(other, f"joins {anchor} by a foreign key")
-    tail = [(d, s) for d, s in ranked[after:] if d not in seen]
-    return head + partners + tail
+            votes.setdefault(other, []).append((score / top, anchor))
+    if not votes:
+        return ranked
+    scores = {doc_id: score / top for doc_id, score in ranked}
+    for other, cast in votes.items():
+        cast.sort(reverse=True)
+        scores[other] = scores.get(other, 0.0) + weight * sum(v for v, _ in cast[:2])
+        notes.setdefault(other, f"joins {cast[0][1]} by a foreign key")
+    order = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    return [(doc_id, score * top) for doc_id, score in order]
 
 
 def expand_columns(
@@ -94,3 +105,31 @@ def _column_details(card: Document | None) -> dict[str, dict[str, Any]]:
     if card is None:
         return {}
     return {str(c.get("name")): c for c in card.data.get("columns", []) if isinstance(c, dict)}
+
+
+def favour_leading_source(
+    documents: Mapping[str, Document], ranked: Ranked, *, weight: float
+) -> Ranked:
+    """Items of the best hit's source gain ``weight`` (relative to the best score).
+
+    A question is nearly always about one database or API; when several are searched together,
+    an item beside the best hit is likelier to be wanted than an equally scored one elsewhere.
+    Within one source the order does not change.
+    """
+    if len(ranked) < 2 or weight <= 0:
+        return ranked
+    top = ranked[0][1]
+    leader = documents.get(ranked[0][0])
+    if top <= 0 or leader is None:
+        return ranked
+    lifted = [
+        (doc_id, score / top + (weight if _source(documents, doc_id) == leader.source else 0.0))
+        for doc_id, score in ranked
+    ]
+    lifted.sort(key=lambda item: (-item[1], item[0]))
+    return [(doc_id, score * top) for doc_id, score in lifted]
+
+
+def _source(documents: Mapping[str, Document], doc_id: str) -> str | None:
+    doc = documents.get(doc_id)
+    return doc.source if doc is not None else None

@@ -15,11 +15,17 @@ DEFAULT_RRF_K = 25.0
 
 @dataclass(frozen=True, slots=True)
 class NamedSignal:
-    """One signal's ranked list. ``entries`` are ``(id, score)`` pairs, best first."""
+    """One signal's ranked list. ``entries`` are ``(id, score)`` pairs, best first.
+
+    ``scaled`` marks scores that are already on a common 0-1 scale (a share of the best
+    candidate's score); :func:`weighted_sum` uses them as they are instead of min-max
+    normalising them, so a weak list does not count as much as a strong one.
+    """
 
     name: str
     entries: Sequence[tuple[str, float]]
     weight: float = 1.0
+    scaled: bool = False
 
 
 def reciprocal_rank_fusion(
@@ -46,7 +52,8 @@ def reciprocal_rank_fusion(
 
 
 def weighted_sum(signals: Sequence[NamedSignal]) -> dict[str, float]:
-    """``score(d) = Σ_i w_i · norm_i(d)`` with each signal's scores min-max normalised to [0, 1].
+    """``score(d) = Σ_i w_i · norm_i(d)`` with each signal's scores min-max normalised to [0, 1]
+    (``scaled`` signals: taken as they are).
 
     A signal whose scores are all equal maps every listed id to 1.0. Ids a signal did not list
     get 0 from it.
@@ -59,7 +66,7 @@ def weighted_sum(signals: Sequence[NamedSignal]) -> dict[str, float]:
         for doc_id, score in signal.entries:
             if doc_id not in best or score > best[doc_id]:
                 best[doc_id] = score
-        low, high = min(best.values()), max(best.values())
+        low, high = (0.0, 1.0) if signal.scaled else (min(best.values()), max(best.values()))
         span = high - low
         for doc_id, score in best.items():
             norm = 1.0 if span == 0 else (score - low) / span

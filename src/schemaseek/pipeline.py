@@ -26,7 +26,7 @@ from schemaseek.documents import (
 )
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.errors import SchemaSeekError
-from schemaseek.expansion import complete_joins, expand_columns
+from schemaseek.expansion import expand_columns, favour_leading_source, propagate_joins
 from schemaseek.filters import SearchFilter
 from schemaseek.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
 from schemaseek.graph import SchemaGraph
@@ -150,11 +150,11 @@ def search(
         if doc_id not in pinned and run.filter.allows(run.document(parts, doc_id))
     ]
     ranked = _rerank(parts, run, ranked[: limit * settings.over_fetch])
-    if settings.join_completion > 0:
-        ranked = complete_joins(
-            parts.graph, parts.documents, run.filter, run.notes, ranked,
-            anchors=settings.join_completion, after=settings.join_completion_after,
-        )  # fmt: skip
+    ranked = propagate_joins(
+        parts.graph, parts.documents, run.filter, run.notes, ranked,
+        weight=settings.join_boost, anchors=settings.join_anchors,
+    )  # fmt: skip
+    ranked = favour_leading_source(parts.documents, ranked, weight=settings.source_cohesion)
     top_score = ranked[0][1] if ranked else 0.0
     final = [(d, top_score + 1.0) for d in pinned] + ranked
     final = final[:limit]
@@ -212,8 +212,8 @@ def _lexical_signals(parts: IndexParts, run: _Run, depth: int) -> None:
             "keyword_expanded", parts.keyword.search(expanded, depth), weights["keyword_expanded"]
         )
     )
-    run.signals.append(
-        NamedSignal("glossary", parts.matcher.rank(run.matches), weights["glossary"])
+    run.signals.append(  # curated weights (1.0 targets, 0.5 related, × priority): as they are
+        NamedSignal("glossary", parts.matcher.rank(run.matches), weights["glossary"], scaled=True)
     )
 
 
@@ -264,11 +264,12 @@ def _graph_signals(parts: IndexParts, run: _Run) -> None:
             entries = signals.proximity(anchors, candidates) if anchors else []
         else:  # reach
             scored = top_k(provisional, 10)
-            entries, evidence = signals.reach(scored)
+            best = scored[0][1] if scored and scored[0][1] > 0 else 1.0
+            entries, evidence = signals.reach([(d, s / best) for d, s in scored])
             for root, (target, hops) in evidence.items():
                 run.notes[root] = f"leads to {target} in {hops} hop{'s' if hops > 1 else ''}"
-        if entries:
-            added.append(NamedSignal(name, entries, weights[name]))
+        if entries:  # reach credits are shares of the best candidate's score: no rescaling
+            added.append(NamedSignal(name, entries, weights[name], scaled=name == "reach"))
     run.signals.extend(added)
 
 
@@ -313,7 +314,7 @@ def _rerank(
         return ranked
     try:
         docs = [parts.documents[d] for d, _ in ranked]
-        reranked = parts.reranker.rerank(run.query, docs)
+        reranked = parts.reranker.rerank(run.query, docs, [score for _, score in ranked])
     except Exception as exc:  # the stage degrades, never the search
         logger.warning("reranker failed, keeping fused order: %s", exc)
         return ranked

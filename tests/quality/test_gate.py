@@ -30,7 +30,7 @@ def test_the_gate_catches_a_degraded_parameter() -> None:
     degraded = SearchSettings(
         weights={"vector": 0.0},
         keyword_field_weights={"name": 0.0, "description": 0.0},
-        join_completion=0,
+        join_boost=0.0,
     )
     entry = "spider1-dev/per-source"
     assert shortfalls(measure(entry, degraded), thresholds()[entry])

@@ -13,7 +13,7 @@ from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.errors import ConfigError
 from schemaseek.index import SchemaIndex
 from schemaseek.rerankers import LateInteractionReranker, maxsim
-from schemaseek.rerankers.late_interaction import Matrix, mix_with_fused_order
+from schemaseek.rerankers.late_interaction import Matrix, mix_with_fused
 from schemaseek.sources.demo import demo_glossary, demo_sources
 from tests.evaluation.fakes import FakeProvider
 
@@ -105,9 +105,19 @@ def test_maxsim_equals_brute_force(query_tokens: int) -> None:
 
 def test_mixing_with_the_fused_order() -> None:
     scores = np.asarray([0.1, 0.5, 0.3], dtype=np.float32)
-    assert mix_with_fused_order(scores, 1.0) is scores
-    np.testing.assert_allclose(mix_with_fused_order(scores, 0.0), [1.0, 0.5, 0.0])
-    np.testing.assert_allclose(mix_with_fused_order(scores, 0.5), [0.5, 0.75, 0.25], atol=1e-6)
+    assert mix_with_fused(scores, 1.0) is scores
+    np.testing.assert_allclose(mix_with_fused(scores, 0.0), [1.0, 0.5, 0.0])
+    np.testing.assert_allclose(mix_with_fused(scores, 0.5), [0.5, 0.75, 0.25], atol=1e-6)
+
+
+def test_mixing_with_the_fused_scores_keeps_their_margins() -> None:
+    scores = np.asarray([0.1, 0.5, 0.3], dtype=np.float32)
+    fused = np.asarray([2.0, 1.9, 0.4], dtype=np.float32)
+    np.testing.assert_allclose(mix_with_fused(scores, 0.0, fused), [1.0, 0.95, 0.2], atol=1e-6)
+    # MaxSim lifts the second candidate past a first that led the fusion by a hair only
+    mixed = mix_with_fused(scores, 0.4, fused)
+    np.testing.assert_allclose(mixed, [0.6, 0.97, 0.32], atol=1e-6)
+    assert mix_with_fused(scores, 1.0, fused) is scores
 
 
 @pytest.mark.parametrize(

@@ -83,6 +83,11 @@ def test_reach_credits_root_fields_by_where_they_lead() -> None:
     assert ranked[0][0] == "Query.repository"
     assert evidence["Query.repository"] == ("Review", 3)
     assert "Query.viewer" not in dict(ranked)
+    # credits (score / (1 + hops)) add up, then saturate: s / (1 + s) stays below 1
+    assert dict(ranked)["Query.repository"] == pytest.approx(0.25 / 1.25)
+    many, _ = signals.reach([("Review", 1.0), ("PullRequest", 1.0), ("Repository", 1.0)])
+    total = 1 / 4 + 1 / 3 + 1 / 2
+    assert dict(many)["Query.repository"] == pytest.approx(total / (1 + total))
 
 
 def test_weak_hit_threshold() -> None:

@@ -20,9 +20,15 @@ TAIL_STEP = 1e-3
 
 
 class Reranker(Protocol):
-    """Re-scores fused candidates jointly with the question; returns ``(id, score)`` best first."""
+    """Re-scores fused candidates jointly with the question; returns ``(id, score)`` best first.
 
-    def rerank(self, query: str, candidates: Sequence[Document]) -> Ranked: ...
+    ``fused`` are the candidates' fused scores, in the same order, when the caller has them; a
+    reranker may mix them into its own scores or ignore them.
+    """
+
+    def rerank(
+        self, query: str, candidates: Sequence[Document], fused: Sequence[float] | None = None
+    ) -> Ranked: ...
 
 
 def reorder(candidates: Sequence[Document], scores: Sequence[float]) -> Ranked:

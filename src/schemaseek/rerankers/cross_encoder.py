@@ -86,8 +86,11 @@ class CrossEncoderReranker:
         """Whether the tokenizer and the session have been loaded."""
         return self._session is not None
 
-    def rerank(self, query: str, candidates: Sequence[Document]) -> Ranked:
-        """Candidates re-sorted by the model's score of ``(query, embedding text)``."""
+    def rerank(
+        self, query: str, candidates: Sequence[Document], fused: Sequence[float] | None = None
+    ) -> Ranked:
+        """Candidates re-sorted by the model's score of ``(query, embedding text)`` alone
+        (``fused`` is not used: a cross-encoder's verdict replaces the fusion's)."""
         head = head_size(candidates, self.max_candidates)
         texts = [doc.embedding_text() for doc in candidates[:head]]
         return reorder(candidates, self.score(query, texts).tolist())

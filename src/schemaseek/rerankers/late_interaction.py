@@ -7,9 +7,10 @@ cosine with any of the candidate's tokens:
 
     maxsim(q, d) = (1 / |q|) · Σ_{i ∈ q} max_{j ∈ d} cos(q_i, d_j)
 
-Optionally the score is mixed with the fused order: ``alpha · maxsim' + (1 - alpha) · r``, where
-``maxsim'`` is MaxSim min-max normalised over the reranked candidates and ``r`` goes linearly
-from 1 (first fused candidate) to 0 (last reranked one).
+The score is mixed with the fusion's verdict: ``alpha · maxsim' + (1 - alpha) · prior``, where
+``maxsim'`` is MaxSim min-max normalised over the reranked candidates and ``prior`` is each
+candidate's fused score relative to the best one (the pipeline passes them), or, without fused
+scores, ``r``, going linearly from 1 (first fused candidate) to 0 (last reranked one).
 
 Candidate token vectors are computed on demand (the missing candidates of a question,
 length-sorted, a few per model run on the provider's single-threaded query session) and kept in
@@ -121,15 +122,19 @@ class LateInteractionReranker:
                 self._hits, self._misses, self._runs, len(self._cache), self._bytes
             )
 
-    def rerank(self, query: str, candidates: Sequence[Document]) -> Ranked:
-        """Candidates re-sorted by (optionally fused-order-mixed) MaxSim with ``query``."""
+    def rerank(
+        self, query: str, candidates: Sequence[Document], fused: Sequence[float] | None = None
+    ) -> Ranked:
+        """Candidates re-sorted by MaxSim with ``query``, mixed (``alpha``) with the fused
+        scores when given, else with the fused order (:func:`mix_with_fused`)."""
         head = head_size(candidates, self.max_candidates)
         if head == 0:
             return []
         query_tokens = _normalise(self.provider.token_vectors([query], query=True)[0])
         documents = self._document_tokens(candidates[:head])
         scores = maxsim(query_tokens, documents)
-        return reorder(candidates, mix_with_fused_order(scores, self.alpha).tolist())
+        prior = None if fused is None else np.asarray(fused[:head], dtype=np.float32)
+        return reorder(candidates, mix_with_fused(scores, self.alpha, prior).tolist())
 
     def prepare(self, documents: Sequence[Document]) -> int:
         """Fill the cache ahead of queries (on the bulk session); returns how many documents
@@ -220,16 +225,22 @@ def maxsim(query: Matrix, documents: Sequence[npt.NDArray[np.floating[Any]]]) ->
     return out
 
 
-def mix_with_fused_order(scores: Matrix, alpha: float) -> Matrix:
-    """``alpha · minmax(scores) + (1 - alpha) · r`` with ``r`` falling linearly from 1 (first
-    fused candidate) to 0 (last); ``alpha = 1`` returns ``scores`` unchanged."""
+def mix_with_fused(scores: Matrix, alpha: float, fused: Matrix | None = None) -> Matrix:
+    """``alpha · minmax(scores) + (1 - alpha) · prior``. The prior is each candidate's fused
+    score relative to the best one when ``fused`` is given (margins between candidates
+    survive), else ``r``, falling linearly from 1 (first fused candidate) to 0 (last);
+    ``alpha = 1`` returns ``scores`` unchanged."""
     if alpha >= 1.0 or len(scores) < 2:
         return scores
     low, high = float(scores.min()), float(scores.max())
     spread = high - low
     sim = (scores - low) / spread if spread > 0 else np.zeros_like(scores)
-    rank = 1.0 - np.arange(len(scores), dtype=np.float32) / (len(scores) - 1)
-    mixed: Matrix = (alpha * sim + (1.0 - alpha) * rank).astype(np.float32)
+    best = float(fused.max()) if fused is not None and len(fused) else 0.0
+    if fused is not None and best > 0:
+        prior = fused / best
+    else:
+        prior = 1.0 - np.arange(len(scores), dtype=np.float32) / (len(scores) - 1)
+    mixed: Matrix = (alpha * sim + (1.0 - alpha) * prior).astype(np.float32)
     return mixed
 
 

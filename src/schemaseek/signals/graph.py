@@ -118,7 +118,12 @@ class GraphSignals:
     def reach(
         self, scored: Sequence[tuple[str, float]], max_hops: int = 3
     ) -> tuple[list[tuple[str, float]], dict[str, tuple[str, int]]]:
-        """Root fields ranked by the candidates they lead to; also ``root → (target, hops)``."""
+        """Root fields ranked by the candidates they lead to; also ``root → (target, hops)``.
+
+        A root field's credit is the sum over the candidates it reaches within ``max_hops`` of
+        ``score / (1 + hops)``, saturated as ``s / (1 + s)``: below 1 whatever the number of
+        targets, so that with scores given as shares of the best candidate's (as the pipeline
+        does) the list is on a fixed scale and fused as it is."""
         graph = self._graph
         totals: dict[str, float] = {}
         evidence: dict[str, tuple[str, int]] = {}
@@ -137,6 +142,8 @@ class GraphSignals:
                 best = evidence.get(root)
                 if best is None or hops < best[1]:
                     evidence[root] = (target, hops)
+        # saturate: many weak targets never add up to more than one strong one can give
+        totals = {root: total / (1.0 + total) for root, total in totals.items()}
         ranked = sorted(totals.items(), key=lambda item: (-item[1], item[0]))
         return ranked, evidence
 
