@@ -66,3 +66,19 @@ def test_top_k_orders_ties_by_id_and_pages_with_keyset_cursor() -> None:
     last_id, last_score = first[-1]
     assert top_k(scores, 2, after=(last_score, last_id)) == [("b", 1.0), ("d", 0.5)]
     assert top_k(scores, 0) == []
+
+
+def test_weighted_sum_window_keeps_the_leaders_scores_whatever_the_depth() -> None:
+    shallow = NamedSignal("keyword", [("a", 10.0), ("b", 8.0), ("c", 6.0)])
+    deep = NamedSignal("keyword", [("a", 10.0), ("b", 8.0), ("c", 6.0), ("d", 2.0), ("e", 1.0)])
+    assert weighted_sum([shallow], window=3) == {"a": 1.0, "b": 0.5, "c": 0.0}
+    assert weighted_sum([deep], window=3) == {"a": 1.0, "b": 0.5, "c": 0.0, "d": 0.0, "e": 0.0}
+    # without a window the range runs to the last entry, so depth moves every score
+    assert weighted_sum([deep])["b"] == pytest.approx(7 / 9)
+
+
+def test_weighted_sum_min_span_widens_a_narrow_range() -> None:
+    close = NamedSignal("vector", [("a", 0.50), ("b", 0.48)], min_span=0.2)
+    fused = weighted_sum([close])
+    assert fused["a"] == pytest.approx(1.0)
+    assert fused["b"] == pytest.approx(0.9)  # not 0.0: 0.02 of cosine is not the whole scale

@@ -13,6 +13,7 @@ from schemaseek.pipeline import InvalidQueryError
 from schemaseek.sources.base import SourceSchema, stable_hash
 from schemaseek.sources.demo import demo_glossary, demo_graphql, demo_sources
 from tests.conftest import FlakyProvider
+from tests.evaluation.fakes import FakeProvider
 
 
 def test_model_failure_at_build_degrades_then_next_build_heals(
@@ -201,3 +202,17 @@ def test_a_source_scoped_search_ranks_every_vector_of_that_source(
     scoped = index.search("customer orders", limit=10, sources=["zoo"])
     assert [h.id for h in scoped.hits] == ["zoo.animal_feeding"]
     assert "vector" in scoped.hits[0].explanation.signals
+
+
+@pytest.mark.parametrize("kinds", [(), ("sql_table",)])
+def test_pages_of_a_search_rank_alike_whatever_the_limit(kinds: tuple[str, ...]) -> None:
+    from schemaseek.sources.demo import demo_glossary, demo_sources
+
+    index = SchemaIndex(demo_sources(), glossary=demo_glossary(), provider=FakeProvider())
+    index.build()
+    question = "royalty payments for Sony"
+    whole = index.search(question, limit=30, kinds=kinds)
+    for limit in (3, 7, 13, 21):
+        page = index.search(question, limit=limit, kinds=kinds)
+        assert page.ids() == whole.ids()[:limit]
+        assert [h.score for h in page.hits] == pytest.approx([h.score for h in whole.hits][:limit])

@@ -39,15 +39,21 @@ class SearchSettings(BaseSettings):
     # score fusion (min-max normalised signal scores, weighted) keeps the margins rank fusion
     # throws away; measured better on BIRD-dev, Spider-dev and our GraphQL sets (QUALITY.md)
     fusion: Literal["rrf", "weighted_sum"] = "weighted_sum"
+    # score fusion: a vector list holding every candidate (fewer than asked for) is normalised
+    # over at least this cosine range (tuned on BIRD-dev and Spider-dev; 0 = plain min-max)
+    vector_min_span: float = Field(default=0.3, ge=0.0, le=2.0)
     rrf_k: float = Field(default=25.0, ge=1.0, le=100.0)
     weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     over_fetch: int = Field(default=4, ge=1, le=20)
-    min_candidates: int = Field(default=40, ge=1, le=1000)
+    # every signal lists at least this many candidates (× 4 when a filter is active), and score
+    # fusion normalises over the best this many of each, whatever the page's limit: the pages
+    # of one search rank alike
+    min_candidates: int = Field(default=80, ge=1, le=1000)
     feedback_min_similarity: float = Field(default=0.75, ge=0.0, le=1.0)
     # join propagation: tables FK-joined to the first `join_anchors` hits gain `join_boost`
     # times the relative scores of their two strongest such hits (expansion.propagate_joins;
     # tuned on BIRD-dev and Spider-dev; 0 = off)
-    join_boost: float = Field(default=0.25, ge=0.0, le=10.0)
+    join_boost: float = Field(default=0.3, ge=0.0, le=10.0)
     join_anchors: int = Field(default=5, ge=0, le=50)
     # items of the best hit's source gain this much (relative to the best score) when several
     # sources are searched together (expansion.favour_leading_source; tuned on BIRD/Spider-dev)
@@ -76,16 +82,16 @@ class SearchSettings(BaseSettings):
     max_query_length: int = Field(default=2048, ge=1)
     max_search_limit: int = Field(default=200, ge=1)
 
-    # rerank stage (spec 003 "Reranking"): "none", "cross-encoder" or "late-interaction".
+    # rerank stage (spec 003 "Reranking"): "none", "cross-encoder" or "late-interaction" (the
+    # default: MaxSim over the embedding model's token vectors, nothing extra to install).
     # rerank_candidates: how many leading fused candidates are re-scored; rerank_alpha: the
-    # late-interaction weight of MaxSim against the fused order. 5 and 0.3 were swept on
-    # BIRD-dev and Spider-dev (bench/rerank_eval.py): more candidates or weight help Spider and
-    # cost BIRD recall.
-    reranker: str = "none"
+    # weight of MaxSim against the fused scores. 10 and 0.33 were swept on BIRD-dev and
+    # Spider-dev (bench/QUALITY.md); 15 candidates cost Spider 2.0 pooled all_gold@10.
+    reranker: str = "late-interaction"
     reranker_model_path: str | None = None
     reranker_tokenizer_path: str | None = None
-    rerank_candidates: int = Field(default=5, ge=1, le=1000)
-    rerank_alpha: float = Field(default=0.3, ge=0.0, le=1.0)
+    rerank_candidates: int = Field(default=10, ge=1, le=1000)
+    rerank_alpha: float = Field(default=0.33, ge=0.0, le=1.0)
 
     # lifecycle: engines, snapshot generations, circuit breakers, remote embeddings
     snapshot_dir: str | None = None

@@ -19,13 +19,16 @@ class NamedSignal:
 
     ``scaled`` marks scores that are already on a common 0-1 scale (a share of the best
     candidate's score); :func:`weighted_sum` uses them as they are instead of min-max
-    normalising them, so a weak list does not count as much as a strong one.
+    normalising them, so a weak list does not count as much as a strong one. ``min_span``
+    widens the min-max range to at least that much below the best score, so that differences
+    smaller than it are not stretched to the whole scale.
     """
 
     name: str
     entries: Sequence[tuple[str, float]]
     weight: float = 1.0
     scaled: bool = False
+    min_span: float = 0.0
 
 
 def reciprocal_rank_fusion(
@@ -51,12 +54,14 @@ def reciprocal_rank_fusion(
     return fused
 
 
-def weighted_sum(signals: Sequence[NamedSignal]) -> dict[str, float]:
+def weighted_sum(signals: Sequence[NamedSignal], window: int | None = None) -> dict[str, float]:
     """``score(d) = Σ_i w_i · norm_i(d)`` with each signal's scores min-max normalised to [0, 1]
-    (``scaled`` signals: taken as they are).
+    (``scaled`` signals: taken as they are; the range at least ``min_span`` wide).
 
-    A signal whose scores are all equal maps every listed id to 1.0. Ids a signal did not list
-    get 0 from it.
+    ``window``: the range runs from the best score to the ``window``-th best, and scores below
+    it count 0, so that how deep a signal was asked to go (a deeper page) does not move the
+    scores of its leading entries. A signal whose scores are all equal maps every listed id to
+    1.0. Ids a signal did not list get 0 from it.
     """
     fused: dict[str, float] = {}
     for signal in signals:
@@ -66,10 +71,16 @@ def weighted_sum(signals: Sequence[NamedSignal]) -> dict[str, float]:
         for doc_id, score in signal.entries:
             if doc_id not in best or score > best[doc_id]:
                 best[doc_id] = score
-        low, high = (0.0, 1.0) if signal.scaled else (min(best.values()), max(best.values()))
+        if signal.scaled:
+            low, high = 0.0, 1.0
+        else:
+            ordered = sorted(best.values(), reverse=True)
+            high = ordered[0]
+            low = ordered[min(len(ordered), window or len(ordered)) - 1]
+        low = min(low, high - signal.min_span)
         span = high - low
         for doc_id, score in best.items():
-            norm = 1.0 if span == 0 else (score - low) / span
+            norm = 1.0 if span == 0 else max(0.0, (score - low) / span)
             fused[doc_id] = fused.get(doc_id, 0.0) + signal.weight * norm
     return fused
 

@@ -30,7 +30,7 @@ from schemaseek.expansion import expand_columns, favour_leading_source, propagat
 from schemaseek.filters import SearchFilter
 from schemaseek.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
 from schemaseek.graph import SchemaGraph
-from schemaseek.rerank import Reranker
+from schemaseek.rerank import Reranker, rerank_stage
 from schemaseek.signals.feedback import FeedbackSignal
 from schemaseek.signals.glossary import GlossaryMatch, GlossaryMatcher
 from schemaseek.signals.graph import QUERY_SIGNALS, STATIC_SIGNALS, GraphSignals
@@ -84,6 +84,7 @@ class _Run:
     reranked: bool = False
     notes: dict[str, str] = field(default_factory=dict)
     extra_docs: dict[str, Document] = field(default_factory=dict)
+    window: int = 0
 
     def document(self, parts: IndexParts, doc_id: str) -> Document:
         """An indexed document, or one made for this search (a column of a facet hit)."""
@@ -127,9 +128,10 @@ def search(
     if mode not in MODES:
         raise InvalidQueryError(f"mode must be one of {', '.join(MODES)}")
     run = _Run(query, mode, limit, search_filter or SearchFilter())
-    depth = max(limit * settings.over_fetch, settings.min_candidates)
-    if run.filter.active:
-        depth *= 4
+    # signals list at least `window` candidates, and score fusion normalises over the best
+    # `window` of each: the same for every page of one search, whatever its limit
+    run.window = settings.min_candidates * (4 if run.filter.active else 1)
+    depth = max(limit * settings.over_fetch * (4 if run.filter.active else 1), run.window)
 
     pinned = _pinned(parts, run)
     _lexical_signals(parts, run, depth)
@@ -149,7 +151,9 @@ def search(
         for doc_id, score in top_k(fused, len(fused))
         if doc_id not in pinned and run.filter.allows(run.document(parts, doc_id))
     ]
-    ranked = _rerank(parts, run, ranked[: limit * settings.over_fetch])
+    head = ranked[: limit * settings.over_fetch]
+    voted = {d for s in run.signals if s.name == "feedback" for d, _ in s.entries}
+    ranked, run.reranked = rerank_stage(parts.reranker, run.query, parts.documents, head, voted)
     ranked = propagate_joins(
         parts.graph, parts.documents, run.filter, run.notes, ranked,
         weight=settings.join_boost, anchors=settings.join_anchors,
@@ -237,7 +241,10 @@ def _vector_signal(parts: IndexParts, run: _Run, depth: int) -> None:
         sample = parts.settings.weak_hit_sample
         entries = cut_weak_hits(parts.vector, query_vector, entries, sample)
     weights = parts.settings.weights
-    run.signals.append(NamedSignal("vector", entries, weights["vector"]))
+    # a list shorter than the fusion window holds every candidate (a small source): its
+    # cosines are not stretched over the whole scale when they differ by less than the span
+    span = parts.settings.vector_min_span if len(entries) < run.window else 0.0
+    run.signals.append(NamedSignal("vector", entries, weights["vector"], min_span=span))
     if parts.feedback is not None and len(parts.feedback) and weights.get("feedback", 0) > 0:
         voted = parts.feedback.rank(query_vector)
         if voted:
@@ -280,7 +287,7 @@ def _degrade(parts: IndexParts, run: _Run, why: str) -> None:
     weights = parts.settings.weights
     if run.mode == "vector":
         run.mode = "keyword"
-        _lexical_signals(parts, run, max(run.limit * parts.settings.over_fetch, 40))
+        _lexical_signals(parts, run, max(run.limit * parts.settings.over_fetch, run.window))
     moved = weights["vector"]
     run.signals = [
         NamedSignal(s.name, s.entries, s.weight + moved) if s.name == "keyword" else s
@@ -290,7 +297,7 @@ def _degrade(parts: IndexParts, run: _Run, why: str) -> None:
 
 def _fuse(parts: IndexParts, run: _Run) -> dict[str, float]:
     if parts.settings.fusion == "weighted_sum":
-        return weighted_sum(run.signals)
+        return weighted_sum(run.signals, run.window)
     return reciprocal_rank_fusion(run.signals, parts.settings.rrf_k)
 
 
@@ -305,21 +312,6 @@ def _collapse_to_cards(parts: IndexParts, fused: dict[str, float]) -> dict[str, 
         if score > cards.get(card, float("-inf")):
             cards[card] = score
     return cards
-
-
-def _rerank(
-    parts: IndexParts, run: _Run, ranked: list[tuple[str, float]]
-) -> list[tuple[str, float]]:
-    if parts.reranker is None or not ranked:
-        return ranked
-    try:
-        docs = [parts.documents[d] for d, _ in ranked]
-        reranked = parts.reranker.rerank(run.query, docs, [score for _, score in ranked])
-    except Exception as exc:  # the stage degrades, never the search
-        logger.warning("reranker failed, keeping fused order: %s", exc)
-        return ranked
-    run.reranked = True
-    return reranked
 
 
 def _explain(

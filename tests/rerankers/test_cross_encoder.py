@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from schemaseek.config import SearchSettings
 from schemaseek.documents import DocKind, Document
 from schemaseek.errors import ConfigError, EmbeddingError
 from schemaseek.index import SchemaIndex
@@ -136,9 +137,14 @@ def test_bad_models_and_options_raise_clear_errors(tmp_path: Path, tokenizer: Pa
 
 
 def demo_index(reranker: CrossEncoderReranker | None) -> SchemaIndex:
-    """The demo with deterministic fake vectors (not degraded), fast to build."""
+    """The demo with deterministic fake vectors (not degraded), fast to build; no reranker
+    but ``reranker``."""
     index = SchemaIndex(
-        demo_sources(), glossary=demo_glossary(), provider=FakeProvider(), reranker=reranker
+        demo_sources(),
+        glossary=demo_glossary(),
+        provider=FakeProvider(),
+        reranker=reranker,
+        settings=SearchSettings(reranker="none"),
     )
     index.build()
     return index
@@ -152,7 +158,7 @@ def test_failure_inside_rerank_keeps_the_fused_order(
     (tmp_path / "broken.onnx").write_bytes(b"\x00 truncated download")
     index = demo_index(CrossEncoderReranker(tmp_path / "broken.onnx", tokenizer))
     question = "royalty payments for Sony"
-    with caplog.at_level(logging.WARNING, logger="schemaseek.pipeline"):
+    with caplog.at_level(logging.WARNING, logger="schemaseek.rerank"):
         response = index.search(question, limit=8)
     assert "reranker failed" in caplog.text
     assert not response.degraded

@@ -79,8 +79,12 @@ def test_late_interaction_unwraps_the_embedding_provider(
 def test_settings_and_environment(
     monkeypatch: pytest.MonkeyPatch, files: tuple[Path, Path], onnx_provider: OnnxEmbeddingProvider
 ) -> None:
-    assert SearchSettings().reranker == "none"
-    assert reranker_from_settings(SearchSettings()) is None
+    assert SearchSettings().reranker == "late-interaction"
+    assert reranker_from_settings(SearchSettings()) is None  # no model: a keyword-only index
+    assert isinstance(
+        reranker_from_settings(SearchSettings(), onnx_provider), LateInteractionReranker
+    )
+    assert reranker_from_settings(SearchSettings(reranker="none"), onnx_provider) is None
     model, tokenizer = files
     monkeypatch.setenv("SCHEMASEEK_RERANKER", "cross-encoder")
     monkeypatch.setenv("SCHEMASEEK_RERANKER_MODEL_PATH", str(model))

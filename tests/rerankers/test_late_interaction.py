@@ -13,7 +13,7 @@ from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.errors import ConfigError
 from schemaseek.index import SchemaIndex
 from schemaseek.rerankers import LateInteractionReranker, maxsim
-from schemaseek.rerankers.late_interaction import Matrix, mix_with_fused
+from schemaseek.rerankers.late_interaction import Matrix, mix_with_fused, names_text
 from schemaseek.sources.demo import demo_glossary, demo_sources
 from tests.evaluation.fakes import FakeProvider
 
@@ -229,3 +229,32 @@ def test_index_takes_the_reranker_from_settings(onnx_provider: OnnxEmbeddingProv
     assert reranker.provider is onnx_provider  # the wrapped embedding model is reused
     assert (reranker.max_candidates, reranker.alpha) == (12, 0.7)
     assert SchemaIndex(provider=None)._reranker is None
+
+
+def test_names_text_drops_types_and_member_descriptions() -> None:
+    doc = Document(
+        "shop.orders", DocKind.SQL_TABLE, "shop", "orders", "orders placed by customers",
+        ("order_id INTEGER", "total NUMBER(38,2) — gross amount", "placed_at"),
+    )  # fmt: skip
+    assert names_text(doc) == (
+        "table orders. orders placed by customers. fields: order_id, total, placed_at"
+    )
+    field = Document("Repo.owner", DocKind.GRAPHQL_FIELD, "gh", "owner", "", ("User!",))
+    assert names_text(field) == "field owner. fields: User!"
+
+
+def test_fused_scores_carry_into_the_mix_and_the_tail(
+    onnx_provider: OnnxEmbeddingProvider,
+) -> None:
+    reranker = LateInteractionReranker(onnx_provider, alpha=0.4, max_candidates=3)
+    fused = [2.0, 1.8, 1.6, 1.0, 0.2]
+    ranked = reranker.rerank("payments of royalties to artists", CANDIDATES, fused)
+    assert ranked[0][0] == "royalty_payment"  # MaxSim lifts it past a hair's fused lead
+    scores = dict(ranked)
+    # on the fused scale: the best MaxSim with the best prior would score the best fused 2.0
+    assert scores["royalty_payment"] == pytest.approx(2.0 * (0.4 * 1.0 + 0.6 * 0.9))
+    # past the head, candidates keep their fused margins, under the head's lowest score
+    assert [d for d, _ in ranked[3:]] == ["orders", "football_matches"]
+    assert scores["orders"] == pytest.approx(0.6 * 1.0)
+    assert scores["football_matches"] == pytest.approx(0.6 * 0.2)
+    assert scores["orders"] < min(scores[d] for d, _ in ranked[:3])

@@ -31,18 +31,25 @@ class Reranker(Protocol):
     ) -> Ranked: ...
 
 
-def reorder(candidates: Sequence[Document], scores: Sequence[float]) -> Ranked:
+def reorder(
+    candidates: Sequence[Document],
+    scores: Sequence[float],
+    tail: Sequence[float] | None = None,
+) -> Ranked:
     """Sort the first ``len(scores)`` candidates by score, best first (ties keep the fused
-    order), then append the remaining candidates in fused order, scored below all of them."""
+    order), then append the remaining candidates in fused order, scored below all of them:
+    ``tail`` (their scores on the head's scale, when known) capped under the head's lowest
+    score, else steps of :data:`TAIL_STEP` under it."""
     head = len(scores)
     if head > len(candidates):
         raise ValueError(f"{head} scores for {len(candidates)} candidates")
     order = sorted(range(head), key=lambda i: -scores[i])
     ranked: Ranked = [(candidates[i].id, float(scores[i])) for i in order]
     floor = min(scores) if head else 0.0
-    ranked.extend(
-        (doc.id, floor - TAIL_STEP * step) for step, doc in enumerate(candidates[head:], start=1)
-    )
+    for step, doc in enumerate(candidates[head:], start=1):
+        below = floor - TAIL_STEP * step
+        known = tail[step - 1] if tail is not None and step <= len(tail) else None
+        ranked.append((doc.id, below if known is None else min(float(known), below)))
     return ranked
 
 

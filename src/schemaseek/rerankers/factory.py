@@ -80,7 +80,8 @@ def create_reranker(name: str | None, **options: Any) -> Reranker | None:
 def reranker_from_settings(settings: SearchSettings, provider: object = None) -> Reranker | None:
     """The reranker ``settings`` configure (``reranker``, ``reranker_model_path``,
     ``reranker_tokenizer_path``, ``rerank_candidates``, ``rerank_alpha``, ``device``).
-    ``provider`` is the index's embedding provider, reused by late interaction."""
+    ``provider`` is the index's embedding provider, reused by late interaction; without one
+    (a keyword-only index) late interaction is off."""
     name = settings.reranker
     options: dict[str, Any] = {"max_candidates": settings.rerank_candidates}
     key = (name or "none").strip().lower().replace("_", "-")
@@ -91,6 +92,8 @@ def reranker_from_settings(settings: SearchSettings, provider: object = None) ->
             device=settings.device,
         )
     elif key == "late-interaction":
+        if provider is None:  # a keyword-only index has no model to read token vectors from
+            return None
         options.update(provider=provider, alpha=settings.rerank_alpha, device=settings.device)
     return create_reranker(name, **options)
 

@@ -69,14 +69,15 @@ class LateInteractionReranker:
 
     Args:
         provider: the embedding model (default: a new local all-MiniLM-L6-v2, loaded lazily).
-        alpha: weight of MaxSim against the fused order; ``1.0`` ranks by MaxSim alone.
+        alpha: weight of MaxSim against the fused scores (or order); ``1.0`` ranks by MaxSim
+            alone.
         max_candidates: score only this many leading candidates (``None``: all); the rest keep
-            the fused order below them. The defaults (alpha 0.3, 5 candidates) were swept on
-            BIRD-dev and Spider-dev: more weight or candidates help Spider and cost BIRD.
+            the fused order below them. The settings' defaults (alpha 0.33, 10 candidates) were
+            swept on BIRD-dev and Spider-dev (bench/QUALITY.md).
         batch_size: most candidate texts per model run (length-sorted first).
         cache_documents: most documents whose token vectors are cached.
         cache_bytes: most bytes of cached token vectors (float16).
-        text: the text of a document that is encoded (default ``Document.embedding_text``).
+        text: the text of a document that is encoded (default :func:`names_text`).
     """
 
     def __init__(
@@ -88,7 +89,7 @@ class LateInteractionReranker:
         batch_size: int = 16,
         cache_documents: int = DEFAULT_CACHE_DOCUMENTS,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
-        text: Callable[[Document], str] = Document.embedding_text,
+        text: Callable[[Document], str] | None = None,
     ) -> None:
         if not 0.0 <= alpha <= 1.0:
             raise ConfigError(f"alpha must be between 0 and 1, not {alpha}")
@@ -108,7 +109,7 @@ class LateInteractionReranker:
         self.batch_size = batch_size
         self.cache_documents = cache_documents
         self.cache_bytes = cache_bytes
-        self._text = text
+        self._text = text or names_text
         self._cache: OrderedDict[str, _Stored] = OrderedDict()
         self._bytes = 0
         self._hits = self._misses = self._runs = 0
@@ -134,7 +135,14 @@ class LateInteractionReranker:
         documents = self._document_tokens(candidates[:head])
         scores = maxsim(query_tokens, documents)
         prior = None if fused is None else np.asarray(fused[:head], dtype=np.float32)
-        return reorder(candidates, mix_with_fused(scores, self.alpha, prior).tolist())
+        mixed = mix_with_fused(scores, self.alpha, prior)
+        best = max(fused[:head], default=0.0) if fused is not None else 0.0
+        if fused is None or best <= 0 or mixed is scores:
+            return reorder(candidates, mixed.tolist())
+        # back on the fused scale (results of several indexes are merged by score); the rest
+        # keep their fused margins, with no MaxSim evidence
+        tail = [(1.0 - self.alpha) * score for score in fused[head:]]
+        return reorder(candidates, (mixed * best).tolist(), tail)
 
     def prepare(self, documents: Sequence[Document]) -> int:
         """Fill the cache ahead of queries (on the bulk session); returns how many documents
@@ -242,6 +250,20 @@ def mix_with_fused(scores: Matrix, alpha: float, fused: Matrix | None = None) ->
         prior = 1.0 - np.arange(len(scores), dtype=np.float32) / (len(scores) - 1)
     mixed: Matrix = (alpha * sim + (1.0 - alpha) * prior).astype(np.float32)
     return mixed
+
+
+def names_text(doc: Document) -> str:
+    """What late interaction reads of a document: its kind and name, its description and the
+    names of its members (``"customer_id INTEGER — ..."`` → ``customer_id``). Column types and
+    member descriptions are left out: type tokens (``VARCHAR(16777216)``) match any question
+    equally, and long texts win MaxSim by having more tokens to choose from."""
+    parts = [f"{doc.kind_label()} {doc.name}"]
+    if doc.description:
+        parts.append(doc.description)
+    names = [m.split(" ", 1)[0].rstrip(":") for m in doc.members if m.strip()]
+    if names:
+        parts.append("fields: " + ", ".join(names))
+    return ". ".join(parts)
 
 
 def _normalise(vectors: Matrix) -> Matrix:
