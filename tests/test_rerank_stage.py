@@ -61,3 +61,23 @@ def test_ids_voted_by_usage_feedback_keep_their_fused_score() -> None:
 def test_no_reranker_or_a_failing_one_keeps_the_fused_ranking(reranker: Broken | None) -> None:
     assert rerank_stage(reranker, "q", DOCS, FUSED) == (FUSED, False)
     assert rerank_stage(Reversing(), "q", DOCS, []) == ([], False)
+
+
+@pytest.mark.parametrize("most, reranked", [(0, False), (100_000, True)])
+def test_indexes_past_rerank_max_documents_skip_the_stage(most: int, reranked: bool) -> None:
+    from schemaseek.config import SearchSettings
+    from schemaseek.index import SchemaIndex
+    from schemaseek.sources.demo import demo_sources
+    from tests.evaluation.fakes import FakeProvider
+
+    reranker = Reversing()
+    index = SchemaIndex(
+        demo_sources(),
+        provider=FakeProvider(),
+        reranker=reranker,
+        settings=SearchSettings(rerank_max_documents=most),
+    )
+    index.build()
+    response = index.search("royalty payments", limit=5)
+    assert all(h.explanation.reranked is reranked for h in response.hits)
+    assert bool(reranker.seen) is reranked

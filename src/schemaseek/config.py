@@ -92,6 +92,10 @@ class SearchSettings(BaseSettings):
     reranker_tokenizer_path: str | None = None
     rerank_candidates: int = Field(default=10, ge=1, le=1000)
     rerank_alpha: float = Field(default=0.33, ge=0.0, le=1.0)
+    # indexes of more documents skip the rerank stage: late interaction keeps the token vectors
+    # of 4,096 documents, and past that a search keeps encoding candidates on the query path
+    # (Spider 2.0, 6,858 tables: p50 320 ms instead of 6 ms)
+    rerank_max_documents: int = Field(default=4096, ge=0)
 
     # lifecycle: engines, snapshot generations, circuit breakers, remote embeddings
     snapshot_dir: str | None = None

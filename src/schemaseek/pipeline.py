@@ -153,7 +153,9 @@ def search(
     ]
     head = ranked[: limit * settings.over_fetch]
     voted = {d for s in run.signals if s.name == "feedback" for d, _ in s.entries}
-    ranked, run.reranked = rerank_stage(parts.reranker, run.query, parts.documents, head, voted)
+    small = len(parts.documents) <= settings.rerank_max_documents
+    reranker = parts.reranker if small else None
+    ranked, run.reranked = rerank_stage(reranker, run.query, parts.documents, head, voted)
     ranked = propagate_joins(
         parts.graph, parts.documents, run.filter, run.notes, ranked,
         weight=settings.join_boost, anchors=settings.join_anchors,
