@@ -58,8 +58,7 @@ def propagate_joins(
         cast.sort(reverse=True)
         scores[other] = scores.get(other, 0.0) + weight * sum(v for v, _ in cast[:2])
         notes.setdefault(other, f"joins {cast[0][1]} by a foreign key")
-    order = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
-    return [(doc_id, score * top) for doc_id, score in order]
+    return _rescaled(scores, top)
 
 
 def expand_columns(
@@ -122,14 +121,19 @@ def favour_leading_source(
     leader = documents.get(ranked[0][0])
     if top <= 0 or leader is None:
         return ranked
-    lifted = [
-        (doc_id, score / top + (weight if _source(documents, doc_id) == leader.source else 0.0))
+    lifted = {
+        doc_id: score / top + (weight if _source(documents, doc_id) == leader.source else 0.0)
         for doc_id, score in ranked
-    ]
-    lifted.sort(key=lambda item: (-item[1], item[0]))
-    return [(doc_id, score * top) for doc_id, score in lifted]
+    }
+    return _rescaled(lifted, top)
 
 
 def _source(documents: Mapping[str, Document], doc_id: str) -> str | None:
     doc = documents.get(doc_id)
     return doc.source if doc is not None else None
+
+
+def _rescaled(relative: Mapping[str, float], top: float) -> Ranked:
+    """Scores relative to the best one, sorted (ties by id) and put back on the input's scale."""
+    order = sorted(relative.items(), key=lambda item: (-item[1], item[0]))
+    return [(doc_id, score * top) for doc_id, score in order]
