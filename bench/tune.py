@@ -100,7 +100,7 @@ def main() -> None:
                     provider=provider,
                 )  # fmt: skip
                 mode = result.modes["hybrid"]
-                cells = " ".join(f"{mode.metrics[m]:.3f}" for m in SHOWN)
+                cells = " ".join(f"{mode.metrics[m]:.4f}" for m in SHOWN)
                 print(
                     f"{name:12} {scope:10} {variant:40} {cells}  p50 {mode.latency_p50_ms:.1f}ms",
                     flush=True,

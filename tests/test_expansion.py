@@ -38,11 +38,12 @@ def _propagate(
     weight: float = 0.5,
     anchors: int = 3,
     search_filter: SearchFilter | None = None,
+    referencing_share: float = 1.0,
 ) -> tuple[list[tuple[str, float]], dict[str, str]]:
     notes: dict[str, str] = {}
     out = propagate_joins(
         GRAPH, DOCUMENTS, search_filter or SearchFilter(), notes, ranked,
-        weight=weight, anchors=anchors,
+        weight=weight, anchors=anchors, referencing_share=referencing_share,
     )  # fmt: skip
     return out, notes
 
@@ -66,6 +67,27 @@ def test_only_the_two_strongest_votes_count() -> None:
     ranked = [("orders", 1.0), ("customers", 0.8), ("items", 0.6)]
     out, _ = _propagate(ranked, weight=1.0)
     assert dict(out)["audit"] == pytest.approx(1.0 + 0.8)
+
+
+def test_a_table_the_hit_references_gains_more_than_one_referencing_it() -> None:
+    # orders references customers (its lookup); items and audit reference orders (children)
+    ranked = [("orders", 1.0), ("regions", 0.05)]
+    out, notes = _propagate(ranked, weight=0.4, anchors=1, referencing_share=0.5)
+    scores = dict(out)
+    assert scores["customers"] == pytest.approx(0.4 * 1.0)
+    assert scores["items"] == pytest.approx(0.4 * 0.5)
+    assert scores["audit"] == pytest.approx(0.4 * 0.5)
+    assert [d for d, _ in out][:2] == ["orders", "customers"]
+    assert notes["items"] == "joins orders by a foreign key"
+    # a mutual reference counts once, at the larger share
+    both = SchemaGraph(
+        ("a", "b"), [Edge("a", "b", "foreignKey", {}), Edge("b", "a", "foreignKey", {})]
+    )
+    docs = {name: _table(name) for name in ("a", "b")}
+    mutual = propagate_joins(
+        both, docs, SearchFilter(), {}, [("a", 1.0)], weight=0.4, anchors=1, referencing_share=0.5
+    )
+    assert dict(mutual)["b"] == pytest.approx(0.4)
 
 
 def test_the_filter_and_the_anchor_count_are_respected() -> None:

@@ -26,6 +26,7 @@ def propagate_joins(
     *,
     weight: float,
     anchors: int,
+    referencing_share: float = 1.0,
 ) -> Ranked:
     """Tables joined by a foreign key to the leading hits gain part of their score.
 
@@ -35,6 +36,10 @@ def propagate_joins(
     its own relative score. A table the question never matched can so rise next to the tables
     it joins, and one that joins several strong hits (a bridge) more than one that joins a
     single hit. Counting only two votes keeps hubs joined to everything from floating up.
+
+    A vote counts in full for a table the hit references (its lookup: where the names of the
+    hit's keys live, which a question filtering by name needs) and ``referencing_share`` of it
+    for a table that references the hit (one of its children, of which a hub has many).
     ``notes`` gets the reason for each table whose score was raised.
     """
     if not ranked or weight <= 0 or anchors <= 0:
@@ -42,22 +47,24 @@ def propagate_joins(
     top = ranked[0][1]
     if top <= 0:
         return ranked
-    votes: dict[str, list[tuple[float, str]]] = {}
+    votes: dict[str, dict[str, float]] = {}
     for anchor, score in ranked[:anchors]:
-        for other, relation, _ in graph.neighbors(anchor):
+        for other, relation, direction in graph.neighbors(anchor):
             if relation != "foreignKey" or other == anchor:
                 continue
             doc = documents.get(other)
             if doc is None or not search_filter.allows(doc):
                 continue
-            votes.setdefault(other, []).append((score / top, anchor))
+            share = 1.0 if direction == "out" else referencing_share
+            cast = votes.setdefault(other, {})
+            cast[anchor] = max(cast.get(anchor, 0.0), share * score / top)
     if not votes:
         return ranked
     scores = {doc_id: score / top for doc_id, score in ranked}
     for other, cast in votes.items():
-        cast.sort(reverse=True)
-        scores[other] = scores.get(other, 0.0) + weight * sum(v for v, _ in cast[:2])
-        notes.setdefault(other, f"joins {cast[0][1]} by a foreign key")
+        strongest = sorted(cast.items(), key=lambda item: (-item[1], item[0]))[:2]
+        scores[other] = scores.get(other, 0.0) + weight * sum(v for _, v in strongest)
+        notes.setdefault(other, f"joins {strongest[0][0]} by a foreign key")
     return _rescaled(scores, top)
 
 

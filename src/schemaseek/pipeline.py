@@ -159,6 +159,7 @@ def search(
     ranked = propagate_joins(
         parts.graph, parts.documents, run.filter, run.notes, ranked,
         weight=settings.join_boost, anchors=settings.join_anchors,
+        referencing_share=settings.join_referencing_share,
     )  # fmt: skip
     ranked = favour_leading_source(parts.documents, ranked, weight=settings.source_cohesion)
     top_score = ranked[0][1] if ranked else 0.0
