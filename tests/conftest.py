@@ -10,6 +10,7 @@ import pytest
 from schemaseek.embedding.base import ProgressCallback, Vectors
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
+from tests.helpers.datasets import check_marked
 
 
 @pytest.fixture(scope="session")
@@ -57,3 +58,7 @@ def flaky_provider(onnx_provider: OnnxEmbeddingProvider) -> FlakyProvider:
 
 def unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    check_marked(item)

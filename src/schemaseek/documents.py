@@ -86,6 +86,22 @@ class Document:
 
 
 @dataclass(frozen=True, slots=True)
+class Edge:
+    """A directed relationship between two document ids.
+
+    ``relation`` names it: GraphQL ``returns`` (root field → type), ``hasField`` (type → the
+    type of one of its fields), ``member`` (type → one of its field documents); SQL
+    ``foreignKey`` (referencing table → referenced table). ``data`` carries what a join needs
+    (``columns``, ``ref_columns``, ``inferred``) or the GraphQL field name.
+    """
+
+    source: str
+    target: str
+    relation: str
+    data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
 class SignalHit:
     """A document's position in one signal's ranked list."""
 

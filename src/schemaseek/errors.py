@@ -36,3 +36,7 @@ class GlossaryError(SchemaSeekError):
 
 class EmbeddingError(SchemaSeekError):
     """The embedding provider failed (model missing, runtime error, wrong dimensions)."""
+
+
+class SnapshotError(SchemaSeekError):
+    """A snapshot generation is missing, partial, corrupt or incompatible."""

@@ -91,18 +91,24 @@ class _Run:
         return self.extra_docs.get(doc_id) or parts.documents[doc_id]
 
 
-def build_pins(documents: Mapping[str, Document]) -> dict[str, list[str]]:
-    """Normalised identifier → ids: full ids first, then items whose own name matches."""
-    pins: dict[str, list[str]] = {}
-    cards = sorted(d for d, doc in documents.items() if not doc.target)
-    for doc_id in cards:
-        pins.setdefault(normalize_identifier(doc_id), []).append(doc_id)
-    for doc_id in cards:
-        key = normalize_identifier(documents[doc_id].name)
-        ids = pins.setdefault(key, [])
-        if doc_id not in ids:
-            ids.append(doc_id)
-    return pins
+def validate_search(query: str, *, limit: int, mode: str, settings: SearchSettings) -> str:
+    """The one input check of a search (library, CLI, service and MCP alike): returns the
+    stripped question, or raises :class:`InvalidQueryError` naming the limit broken."""
+    query = query.strip()
+    if not query:
+        raise InvalidQueryError("the question is empty")
+    if len(query) > settings.max_query_length:
+        raise InvalidQueryError(
+            f"the question is {len(query)} characters; the limit (MAX_QUERY_LENGTH) is "
+            f"{settings.max_query_length}"
+        )
+    if not 1 <= limit <= settings.max_search_limit:
+        raise InvalidQueryError(
+            f"limit must be between 1 and {settings.max_search_limit} (MAX_SEARCH_LIMIT)"
+        )
+    if mode not in MODES:
+        raise InvalidQueryError(f"mode must be one of {', '.join(MODES)}")
+    return query
 
 
 def search(
@@ -116,17 +122,7 @@ def search(
     """Run one search. Raises :class:`InvalidQueryError` for unacceptable input only."""
     started = time.perf_counter()
     settings = parts.settings
-    query = query.strip()
-    if not query:
-        raise InvalidQueryError("the question is empty")
-    if len(query) > settings.max_query_length:
-        raise InvalidQueryError(
-            f"the question is {len(query)} characters; the limit is {settings.max_query_length}"
-        )
-    if not 1 <= limit <= settings.max_search_limit:
-        raise InvalidQueryError(f"limit must be between 1 and {settings.max_search_limit}")
-    if mode not in MODES:
-        raise InvalidQueryError(f"mode must be one of {', '.join(MODES)}")
+    query = validate_search(query, limit=limit, mode=mode, settings=settings)
     run = _Run(query, mode, limit, search_filter or SearchFilter())
     # signals list at least `window` candidates, and score fusion normalises over the best
     # `window` of each: the same for every page of one search, whatever its limit

@@ -1,14 +1,10 @@
-"""Where the shared evaluation datasets live, and a marker that skips when they are absent."""
+"""Where the shared evaluation datasets live, and a marker for tests that need them
+(skipped when absent, failed under ``SCHEMASEEK_REQUIRE_DATASETS=1``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from tests.helpers.datasets import DATASETS, needs_dataset
 
-import pytest
+__all__ = ["DATASETS", "needs_datasets"]
 
-DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
-
-needs_datasets = pytest.mark.skipif(
-    not (DATASETS / "spider1-dev" / "catalog.jsonl").is_file(),
-    reason=f"the shared evaluation datasets are not at {DATASETS}",
-)
+needs_datasets = needs_dataset(DATASETS / "spider1-dev" / "catalog.jsonl")

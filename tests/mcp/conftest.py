@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from schemaseek.config import default_cache_dir
@@ -12,9 +10,9 @@ from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.index import SchemaIndex
 from schemaseek.sources.demo import demo_glossary, demo_sources
 from schemaseek.sources.graphql import load_sdl
+from tests.helpers.datasets import DATASETS, dataset_missing
 
-REPO = Path(__file__).resolve().parents[2]
-GITHUB_SDL = REPO.parent / "shared" / "datasets" / "graphql" / "github.graphql"
+GITHUB_SDL = DATASETS / "graphql" / "github.graphql"
 VECTOR_CACHE = default_cache_dir() / "embeddings"
 
 
@@ -30,7 +28,7 @@ def demo_index(onnx_provider: OnnxEmbeddingProvider) -> SchemaIndex:
 def github_index(onnx_provider: OnnxEmbeddingProvider) -> SchemaIndex:
     """The GitHub schema (~9K documents); document vectors come from the on-disk cache."""
     if not GITHUB_SDL.is_file():
-        pytest.skip(f"{GITHUB_SDL} is not available")
+        dataset_missing(f"{GITHUB_SDL} is not available")
     provider = DiskCachedProvider(onnx_provider, VECTOR_CACHE)
     index = SchemaIndex([load_sdl(GITHUB_SDL, "github")], provider=provider)
     assert not index.build().degraded

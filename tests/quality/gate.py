@@ -32,9 +32,9 @@ from schemaseek.evaluation.runner import evaluate
 from schemaseek.sources.base import SourceSchema
 from schemaseek.sources.catalog import load_catalog
 from schemaseek.sources.graphql import load_sdl
+from tests.helpers.datasets import DATASETS
 
 REPO = Path(__file__).resolve().parents[2]
-DATASETS = REPO.parent / "shared" / "datasets"
 QUESTIONS = REPO / "bench" / "questions"
 THRESHOLDS = Path(__file__).with_name("thresholds.json")
 

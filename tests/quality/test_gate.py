@@ -9,11 +9,12 @@ from __future__ import annotations
 import pytest
 
 from schemaseek.config import SearchSettings
+from tests.helpers.datasets import needs_dataset
 from tests.quality.gate import DATASETS, RUNS, measure, shortfalls, thresholds
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not DATASETS.is_dir(), reason=f"{DATASETS} is not available"),
+    needs_dataset(DATASETS),
 ]
 
 

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from schemaseek.signals.vector import VectorIndex, faiss
+from tests.helpers.datasets import DATASETS, needs_dataset
 from tests.helpers.embedding_cache import cached_embeddings
 
-DATASET = Path("/work/shared/datasets/spider2-snow")
+DATASET = DATASETS / "spider2-snow"
 N_DOCS = 20_000
 N_QUERIES = 200
 STRIDE = 8
@@ -30,10 +30,7 @@ K = 10
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        not (DATASET / "catalog.jsonl").is_file(),
-        reason=f"spider2-snow dataset not found under {DATASET}",
-    ),
+    needs_dataset(DATASET / "catalog.jsonl"),
 ]
 
 

@@ -8,13 +8,13 @@ The datasets folder is ``../shared/datasets`` next to the repository, or
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-import pytest
 import sqlalchemy
+
+from tests.helpers.datasets import DATASETS, dataset_missing
 
 Dialect = Literal["postgresql", "mysql", "duckdb"]
 
@@ -22,10 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def datasets_dir() -> Path:
-    found = Path(os.environ.get("SCHEMASEEK_DATASETS", ROOT.parent / "shared" / "datasets"))
-    if not found.is_dir():
-        pytest.skip(f"datasets folder {found} not found (set SCHEMASEEK_DATASETS)")
-    return found
+    if not DATASETS.is_dir():
+        dataset_missing(f"datasets folder {DATASETS} not found (set SCHEMASEEK_DATASETS)")
+    return DATASETS
 
 
 def catalog_rows(name: str, sources: Iterable[str] | None = None) -> list[dict[str, Any]]:

@@ -17,17 +17,10 @@ import typer
 from schemaseek.cli.options import Selection
 from schemaseek.cli.output import stdout
 from schemaseek.config import SearchSettings
-from schemaseek.engine import (
-    EngineReport,
-    SourceEngine,
-    breaker_config,
-    provider_from_settings,
-)
+from schemaseek.embedding.factory import breaker_config, provider_from_settings
+from schemaseek.engine import EngineReport, SourceEngine
 from schemaseek.errors import ConfigError
-from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
-from schemaseek.pipeline import IndexParts
-from schemaseek.signals.vector import VectorIndex
 from schemaseek.snapshots.manager import SnapshotManager
 from schemaseek.snapshots.manifest import SnapshotError
 from schemaseek.snapshots.retention import RetentionPolicy
@@ -71,7 +64,7 @@ def _engines(selection: Selection, manager: SnapshotManager) -> list[SourceEngin
             schema.name,
             _constant(schema),
             provider=provider,
-            glossary=glossary_for(selection.glossary, schema),
+            glossary=selection.glossary.narrowed_to(schema),
             settings=settings,
             snapshots=manager,
             breaker=breaker_config(settings),
@@ -83,26 +76,6 @@ def _engines(selection: Selection, manager: SnapshotManager) -> list[SourceEngin
 
 def _constant(schema: SourceSchema) -> Callable[[], SourceSchema]:
     return lambda: schema
-
-
-def glossary_for(glossary: Glossary, schema: SourceSchema) -> Glossary:
-    """The entries of ``glossary`` with their references narrowed to ``schema``'s items (by
-    id, name or lower-case name), so one source's engine does not warn about another's."""
-    known = {d.id for d in schema.documents}
-    known |= {d.name for d in schema.documents} | {d.name.lower() for d in schema.documents}
-
-    def here(ref: str) -> bool:
-        return ref in known or ref.lower() in known
-
-    entries = []
-    for entry in glossary.entries:
-        targets = tuple(r for r in entry.targets if here(r))
-        related = tuple(r for r in entry.related if here(r))
-        if targets or related:
-            prefer = entry.prefer if entry.prefer and here(entry.prefer) else None
-            update = {"targets": targets, "related": related, "prefer": prefer}
-            entries.append(entry.model_copy(update=update))
-    return Glossary(entries=tuple(entries))
 
 
 def index_with_snapshots(selection: Selection, location: str | None, json_out: bool) -> None:
@@ -135,41 +108,10 @@ def search_index(selection: Selection, location: str | None) -> SchemaIndex:
         provider=engines[0].provider,
         settings=selection.settings,
     )
-    merged._parts = _previous(engines, selection.settings)
-    merged.build()  # reuses the vectors of every unchanged document
+    merged.build(reuse=[engine.index for engine in engines])  # every stored vector is reused
     for engine in engines:
         engine.destroy()
     return merged
-
-
-def _previous(engines: list[SourceEngine], settings: SearchSettings) -> IndexParts | None:
-    """Parts that offer the engines' documents and vectors for :meth:`SchemaIndex.build` to
-    reuse (vectors are copied, never recomputed)."""
-    first = engines[0].index._parts
-    if first is None or first.vector is None:
-        return None
-    documents = {}
-    vector = VectorIndex(first.vector.dimensions, exact_threshold=settings.exact_threshold)
-    for engine in engines:
-        parts = engine.index._parts
-        if parts is None or parts.vector is None or not parts.vectors_ready:
-            continue
-        ids = [d for d in parts.documents if d in parts.vector]
-        rows = [row for row in map(parts.vector.vector, ids) if row is not None]
-        if ids and len(rows) == len(ids):
-            vector.add(ids, rows)
-        documents.update({d: parts.documents[d] for d in ids})
-    return IndexParts(
-        documents=documents,
-        keyword=first.keyword,
-        vector=vector,
-        embedder=None,
-        matcher=None,
-        graph=first.graph,
-        pins={},
-        settings=settings,
-        vectors_ready=True,
-    )
 
 
 # -- snapshot list | verify | rollback ------------------------------------------------------

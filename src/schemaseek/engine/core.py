@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from schemaseek import index_state
 from schemaseek.config import SearchSettings
 from schemaseek.documents import Document, SearchResponse
 from schemaseek.embedding.base import EmbeddingProvider, Vectors
@@ -32,8 +31,10 @@ from schemaseek.embedding.breaker import BreakerConfig, BreakerProvider, Breaker
 from schemaseek.engine import persistence
 from schemaseek.engine.report import EngineCancelled, EngineReport, EngineState
 from schemaseek.errors import ConfigError, EmbeddingError
+from schemaseek.filters import SearchFilter
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
+from schemaseek.pipeline import Mode
 from schemaseek.rerank import Reranker
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.snapshots.fingerprint import fingerprint_of
@@ -94,8 +95,6 @@ class SourceEngine:
         self._cancel = threading.Event()
         self._lock = threading.Lock()
         self._failed = False
-        self._hashes: dict[str, str] = {}
-        self._schema_hash: str | None = None
         self._pending: Future[EngineReport] | None = None
         self._phase_two: Future[EngineReport] | None = None
         self.generation: str | None = None
@@ -110,10 +109,9 @@ class SourceEngine:
             return EngineState.DESTROYED
         if self._failed:
             return EngineState.FAILED
-        parts = self.index._parts
-        if parts is None:
+        if not self.index.built:
             return EngineState.INITIALIZING
-        if self.provider is None or not parts.vectors_ready:
+        if self.provider is None or self.index.degraded:
             return EngineState.DEGRADED
         if self.breakers is not None and self.breakers.query_breaker.state is BreakerState.OPEN:
             return EngineState.DEGRADED
@@ -121,7 +119,6 @@ class SourceEngine:
 
     def status(self) -> dict[str, Any]:
         """State, counts, generation, circuits and the last report, for health endpoints."""
-        parts = self.index._parts
         circuits = {}
         if self.breakers is not None:
             circuits = {
@@ -132,8 +129,8 @@ class SourceEngine:
         return {
             "source": self.name,
             "state": self.state.value,
-            "documents": len(parts.documents) if parts else 0,
-            "vectors": len(parts.vector) if parts and parts.vector is not None else 0,
+            "documents": self.index.document_count,
+            "vectors": self.index.vector_count,
             "generation": self.generation,
             "circuits": circuits,
             "last_report": last.to_dict() if last else None,
@@ -144,7 +141,7 @@ class SourceEngine:
     def init(self, *, wait: bool = False) -> Future[EngineReport]:
         """Start serving (phase one, in this call) and queue phase two; with ``wait``, block
         until phase two is done. Raises when there is neither a snapshot nor a live source."""
-        if self.index._parts is not None or self._cancel.is_set():
+        if self.index.built or self._cancel.is_set():
             raise ConfigError(f"engine {self.name!r} was already started")
         started = time.perf_counter()
         if persistence.load_snapshot(self):
@@ -152,11 +149,10 @@ class SourceEngine:
         else:
             try:
                 schema = self._fetch()
-                documents = index_state.build_lexical(self.index, schema)
+                self.index.serve_lexical(schema)
             except Exception:
                 self._failed = True
                 raise
-            self._hashes = {d: doc.content_hash() for d, doc in documents.items()}
             future = self._submit(self._apply_logged, schema, started)
         self._phase_two = future
         if wait:
@@ -176,11 +172,18 @@ class SourceEngine:
         self._submit(self._run_refresh, future)
         return future
 
-    def search(self, query: str, **options: Any) -> SearchResponse:
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        mode: Mode = "hybrid",
+        search_filter: SearchFilter | None = None,
+    ) -> SearchResponse:
         """Search the current index (see :meth:`SchemaIndex.search`)."""
-        if self.index._parts is None:
+        if not self.index.built:
             raise ConfigError(f"engine {self.name!r} is not started; call init() first")
-        return self.index.search(query, **options)
+        return self.index.search(query, limit=limit, mode=mode, search_filter=search_filter)
 
     def destroy(self, timeout: float | None = None) -> bool:
         """Cancel queued and running work and wait for it; True when it all ended in time."""
@@ -235,10 +238,9 @@ class SourceEngine:
         logger.warning(
             "refresh of source %r failed: %s; serving the previous index", self.name, message
         )
-        parts = self.index._parts
         report = EngineReport(
             source=self.name,
-            documents=len(parts.documents) if parts else 0,
+            documents=self.index.document_count,
             embedded=0,
             reused=0,
             generation=self.generation,
@@ -251,38 +253,30 @@ class SourceEngine:
 
     def _apply(self, schema: SourceSchema, started: float) -> EngineReport:
         """Diff ``schema`` against the index, embed what changed, install, save."""
-        documents, matcher = index_state.prepare(self.index, schema)
-        hashes = {d: doc.content_hash() for d, doc in documents.items()}
-        parts = self.index._require()
-        removed = [d for d in parts.documents if d not in documents]
-        changed = [d for d in documents if self._hashes.get(d) != hashes[d]]
-        added = sum(1 for d in changed if d not in parts.documents)
-        has_vectors = self.provider is None or parts.vectors_ready
-        if not changed and not removed and has_vectors and schema.schema_hash == self._schema_hash:
-            return self._report(time.perf_counter() - started, len(documents), 0, 0, 0, 0)
+        index = self.index
+        diff = index.diff(schema)
+        has_vectors = self.provider is None or not index.degraded
+        if diff.empty and has_vectors:
+            return self._report(time.perf_counter() - started, len(diff.documents), 0, 0, 0, 0)
         replacement = None
         vectors = None
-        if self.provider is not None and parts.vectors_ready:
-            vectors = self._embed([documents[d] for d in changed])
-            embedded = len(changed)
+        if self.provider is not None and not index.degraded:
+            vectors = self._embed([diff.documents[d] for d in diff.changed])
+            embedded = len(diff.changed)
         elif self.provider is not None:
-            replacement = self._vector_index(list(documents), list(documents.values()))
-            embedded = len(documents)
+            replacement = self._vector_index(list(diff.documents), list(diff.documents.values()))
+            embedded = len(diff.documents)
         else:
             embedded = 0
         self._check_cancel()
-        relink = bool(removed) or not index_state.same_shape(self.index, schema, changed)
-        index_state.install(
-            self.index, schema, documents, matcher, changed, removed, vectors, replacement,
-            relink=relink,
-        )  # fmt: skip
-        self._hashes, self._schema_hash = hashes, schema.schema_hash
+        index.apply_diff(diff, vectors=vectors, replacement=replacement)
         served_s = time.perf_counter() - started  # the new index serves from here on
         persistence.save_snapshot(self)
         saved_s = time.perf_counter() - started - served_s
+        changed = len(diff.changed)
         return self._report(
-            served_s, len(documents), embedded, added, len(changed) - added, len(removed),
-            extra={"save_s": saved_s},
+            served_s, len(diff.documents), embedded, diff.added, changed - diff.added,
+            len(diff.removed), extra={"save_s": saved_s},
         )  # fmt: skip
 
     def _report(
@@ -333,7 +327,7 @@ class SourceEngine:
         """A complete vector index for ``docs`` (graph built now when large enough)."""
         assert self.provider is not None
         vectors = self._embed(docs)
-        index = VectorIndex(self.provider.dimensions, **index_state.vector_params(self.index))
+        index = self.index.new_vector_index()
         index.add(ids, vectors)
         if len(index) >= index.exact_threshold:
             self._check_cancel()

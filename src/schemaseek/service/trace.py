@@ -1,6 +1,7 @@
 """Per-stage spans for ``TraceQuery``, without hooks in the pipeline itself.
 
-A traced search runs :func:`schemaseek.pipeline.search` on a shallow copy of the index's parts
+A traced search runs through :meth:`SchemaIndex.search`'s ``instrument`` hook on a shallow copy
+of the index's parts
 whose components (keyword index, vector index, query embedder, glossary matcher, reranker,
 graph) are wrapped in :class:`_Timed` proxies: every call to one of their methods becomes a
 span. Repeated calls of one stage (graph neighbours during augmentation) are folded into one
@@ -20,7 +21,7 @@ from typing import Any
 from schemaseek.documents import SearchResponse
 from schemaseek.filters import SearchFilter
 from schemaseek.index import SchemaIndex
-from schemaseek.pipeline import IndexParts, Mode, search
+from schemaseek.pipeline import IndexParts, Mode
 
 __all__ = ["Span", "Tracer", "traced_search"]
 
@@ -137,11 +138,14 @@ def traced_search(
     search_filter: SearchFilter,
 ) -> SearchResponse:
     """:meth:`SchemaIndex.search` with every stage timed into ``tracer``."""
-    with index._lock:
-        parts = index._require()
-        traced = _wrap_parts(parts, tracer, source)
-        with tracer.span("pipeline", source) as attrs:
-            response = search(traced, query, limit=limit, mode=mode, search_filter=search_filter)
-            attrs["hits"] = str(len(response.hits))
-            attrs["degraded"] = str(response.degraded).lower()
+    with tracer.span("pipeline", source) as attrs:
+        response = index.search(
+            query,
+            limit=limit,
+            mode=mode,
+            search_filter=search_filter,
+            instrument=lambda parts: _wrap_parts(parts, tracer, source),
+        )
+        attrs["hits"] = str(len(response.hits))
+        attrs["degraded"] = str(response.degraded).lower()
     return response

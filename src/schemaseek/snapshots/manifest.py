@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from schemaseek.errors import SchemaSeekError
+from schemaseek.errors import SnapshotError
 from schemaseek.snapshots.fingerprint import EmbeddingFingerprint
 
 __all__ = [
@@ -33,10 +33,6 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 _KIND = "schemaseek-snapshot"
 _ID_TIME = "%Y%m%dT%H%M%S%fZ"
-
-
-class SnapshotError(SchemaSeekError):
-    """A snapshot generation is missing, partial, corrupt or incompatible."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""What every source produces: documents plus the relationship edges between them."""
+"""What every source produces: its documents plus the relationship edges between them
+(:class:`~schemaseek.documents.Edge`, which lives with the documents it connects)."""
 
 from __future__ import annotations
 
@@ -6,23 +7,9 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemaseek.documents import Document
+from schemaseek.documents import Document, Edge
 
-
-@dataclass(frozen=True, slots=True)
-class Edge:
-    """A directed relationship between two document ids.
-
-    ``relation`` names it: GraphQL ``returns`` (root field → type), ``hasField`` (type → the
-    type of one of its fields), ``member`` (type → one of its field documents); SQL
-    ``foreignKey`` (referencing table → referenced table). ``data`` carries what a join needs
-    (``columns``, ``ref_columns``, ``inferred``) or the GraphQL field name.
-    """
-
-    source: str
-    target: str
-    relation: str
-    data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+__all__ = ["SourceSchema", "stable_hash"]
 
 
 @dataclass(slots=True)

@@ -1,0 +1,192 @@
+"""The one constructor of the pipeline's state (:class:`~schemaseek.pipeline.IndexParts`).
+
+Whatever path fills an index — a build, a refresh, phase one of a cold start, a warm start
+from a snapshot — ends here, so what derives from the document set (the relationship graph,
+the exact-identifier pins, the part → card map, the ids per source, the graph signals) is
+computed one way only. A warm start gives the ids' names, targets and sources from the
+snapshot's metadata (:class:`DocumentFacts`) so that no lazy document is parsed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypedDict
+
+from schemaseek.config import SearchSettings
+from schemaseek.documents import Document, Edge
+from schemaseek.embedding.base import EmbeddingProvider
+from schemaseek.errors import ConfigError
+from schemaseek.glossary import Glossary
+from schemaseek.graph import SchemaGraph
+from schemaseek.pipeline import IndexParts
+from schemaseek.rerank import Reranker
+from schemaseek.signals.feedback import FeedbackSignal
+from schemaseek.signals.glossary import GlossaryMatcher
+from schemaseek.signals.graph import GraphSignals
+from schemaseek.signals.keyword import KeywordIndex
+from schemaseek.signals.vector import VectorIndex
+from schemaseek.sources.base import SourceSchema
+from schemaseek.text import normalize_identifier
+
+__all__ = [
+    "Components",
+    "DocumentFacts",
+    "VectorParams",
+    "assemble",
+    "build_pins",
+    "keyword_index",
+    "matcher_for",
+    "prepare_documents",
+    "vector_index",
+    "vector_params",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Components:
+    """What an index lends every state it serves: settings, the query embedder, the
+    reranker and the usage-feedback store."""
+
+    settings: SearchSettings
+    embedder: EmbeddingProvider | None
+    reranker: Reranker | None
+    feedback: FeedbackSignal | None
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentFacts:
+    """Per id: the name, the card it belongs to (``target``) and the source, in index order."""
+
+    ids: Sequence[str]
+    names: Mapping[str, str]
+    targets: Mapping[str, str | None]
+    sources: Mapping[str, str]
+
+    @classmethod
+    def of(cls, documents: Mapping[str, Document]) -> DocumentFacts:
+        ids = list(documents)
+        docs = [documents[d] for d in ids]
+        return cls(
+            ids=ids,
+            names={d.id: d.name for d in docs},
+            targets={d.id: d.target for d in docs},
+            sources={d.id: d.source for d in docs},
+        )
+
+
+def build_pins(facts: DocumentFacts) -> dict[str, list[str]]:
+    """Normalised identifier → ids: full ids first, then items whose own name matches."""
+    pins: dict[str, list[str]] = {}
+    cards = sorted(d for d in facts.ids if not facts.targets[d])
+    for doc_id in cards:
+        pins.setdefault(normalize_identifier(doc_id), []).append(doc_id)
+    for doc_id in cards:
+        key = normalize_identifier(facts.names[doc_id])
+        ids = pins.setdefault(key, [])
+        if doc_id not in ids:
+            ids.append(doc_id)
+    return pins
+
+
+def prepare_documents(
+    sources: Sequence[SourceSchema], glossary: Glossary
+) -> tuple[dict[str, Document], GlossaryMatcher | None]:
+    """All documents of ``sources`` by id, with glossary context injected into the ones it
+    targets; raises :class:`ConfigError` when two sources share a document id."""
+    documents: dict[str, Document] = {}
+    for schema in sources:
+        for doc in schema.documents:
+            if doc.id in documents:
+                other = documents[doc.id].source
+                raise ConfigError(
+                    f"document id {doc.id!r} appears in sources {other!r} and "
+                    f"{schema.name!r}; give the sources distinct schemas or names"
+                )
+            documents[doc.id] = doc
+    if not glossary.entries:
+        return documents, None
+    matcher = GlossaryMatcher(glossary, documents, {d: x.name for d, x in documents.items()})
+    for doc_id, contexts in matcher.contexts().items():
+        doc = documents[doc_id]
+        merged = " ".join(filter(None, [doc.context, *contexts]))
+        documents[doc_id] = dataclasses.replace(doc, context=merged)
+    return documents, matcher
+
+
+def matcher_for(glossary: Glossary, facts: DocumentFacts) -> GlossaryMatcher | None:
+    """A glossary matcher over already indexed documents (their context is not touched)."""
+    return GlossaryMatcher(glossary, facts.ids, facts.names) if glossary.entries else None
+
+
+def keyword_index(settings: SearchSettings, documents: Iterable[Document] = ()) -> KeywordIndex:
+    """An empty (or filled) keyword index with the settings' field weights."""
+    index = KeywordIndex(settings.keyword_field_weights, settings.prefix_min_results)
+    docs = list(documents)
+    if docs:
+        index.add(docs)
+    return index
+
+
+class VectorParams(TypedDict):
+    """The :class:`VectorIndex` parameters a :class:`SearchSettings` sets."""
+
+    exact_threshold: int
+    m: int
+    ef_construction: int
+    ef_search: int
+
+
+def vector_params(settings: SearchSettings) -> VectorParams:
+    """The settings' exact threshold and HNSW parameters."""
+    return VectorParams(
+        exact_threshold=settings.exact_threshold,
+        m=settings.hnsw_m,
+        ef_construction=settings.hnsw_ef_construction,
+        ef_search=settings.hnsw_ef_search,
+    )
+
+
+def vector_index(settings: SearchSettings, dimensions: int) -> VectorIndex:
+    """An empty vector index with the settings' exact threshold and HNSW parameters."""
+    return VectorIndex(dimensions, **vector_params(settings))
+
+
+def assemble(
+    components: Components,
+    *,
+    documents: Mapping[str, Document],
+    edges: Iterable[Edge],
+    keyword: KeywordIndex,
+    vector: VectorIndex | None,
+    matcher: GlossaryMatcher | None,
+    facts: DocumentFacts | None = None,
+    graph: SchemaGraph | None = None,
+) -> IndexParts:
+    """The pipeline's state over ``documents``: graph (edges between indexed documents),
+    pins, cards and ids per source derived here. ``facts`` spares parsing lazy documents;
+    ``graph`` reuses a graph known to be unchanged (same ids and edges)."""
+    facts = facts or DocumentFacts.of(documents)
+    if graph is None:
+        kept = [e for e in edges if e.source in documents and e.target in documents]
+        graph = SchemaGraph(list(facts.ids), kept)
+    by_source: dict[str, list[str]] = {}
+    for doc_id in facts.ids:
+        by_source.setdefault(facts.sources[doc_id], []).append(doc_id)
+    return IndexParts(
+        documents=documents,
+        keyword=keyword,
+        vector=vector,
+        embedder=components.embedder,
+        matcher=matcher,
+        graph=graph,
+        pins=build_pins(facts),
+        settings=components.settings,
+        reranker=components.reranker,
+        vectors_ready=vector is not None,
+        card_of={d: t for d, t in facts.targets.items() if t and t in documents},
+        by_source={source: tuple(ids) for source, ids in by_source.items()},
+        graph_signals=GraphSignals(graph, documents),
+        feedback=components.feedback,
+    )
