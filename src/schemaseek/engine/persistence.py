@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from schemaseek.signals.vector import VectorIndex
+from schemaseek.signals.files import GRAPH
 
 if TYPE_CHECKING:
     from schemaseek.engine.core import SourceEngine
@@ -52,7 +52,7 @@ def save_snapshot(engine: SourceEngine) -> None:
             schema_hash=index.sources[0].schema_hash,
             documents=index.document_count,
             vectors=index.vector_count,
-            ann_graph=VectorIndex.GRAPH_FILE in files,
+            ann_graph=GRAPH in files,
             parent=engine.generation,
         )
     except Exception as exc:  # serving goes on; the next change saves again
