@@ -28,23 +28,46 @@ Hits are mapped back to ids through an integer fast field (no stored-document fe
 keeps a top-40 search over 10K documents well under a millisecond. Deletion is by that integer
 key too: it works for ids of any length (tantivy drops terms over 65,530 bytes), and
 tantivy-py 0.27 silently fails to delete by an unsigned-integer term, so the key is signed.
+
+Document analysis lives in :mod:`schemaseek.signals.keyword_fields`; an index saves and
+reopens itself with :meth:`KeywordIndex.to_files` / :meth:`KeywordIndex.from_files` (formats:
+:mod:`schemaseek.signals.files`).
 """
 
 from __future__ import annotations
 
 import bisect
-import re
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import tantivy
 
+from schemaseek.arrays import FileFormatError
 from schemaseek.documents import Document
 from schemaseek.errors import ConfigError
-from schemaseek.text import normalize_identifier, tokenize
+from schemaseek.signals import files as signal_files
+from schemaseek.signals.keyword_fields import (
+    FIELDS,
+    ID_SEGMENTS,
+    MAX_TOKEN_BYTES,
+    field_tokens,
+    keep_tokens,
+)
 
-FIELDS: tuple[str, ...] = ("name", "description", "members", "context")
+__all__ = [
+    "DEFAULT_FIELD_WEIGHTS",
+    "FIELDS",
+    "ID_SEGMENTS",
+    "MAX_TOKEN_BYTES",
+    "MIN_PREFIX_LENGTH",
+    "STALE_REBUILD_FRACTION",
+    "KeywordIndex",
+    "field_tokens",
+    "keep_tokens",
+]
+
 DEFAULT_FIELD_WEIGHTS: Mapping[str, float] = {
     "name": 3.0,
     "description": 1.5,
@@ -52,38 +75,10 @@ DEFAULT_FIELD_WEIGHTS: Mapping[str, float] = {
     "context": 1.0,
 }
 MIN_PREFIX_LENGTH = 3
-ID_SEGMENTS = 2
-# Longer tokens are dropped on both sides; no schema word is this long, and tantivy itself
-# silently drops terms over 65,530 bytes.
-MAX_TOKEN_BYTES = 255
 _PREFIX_SCAN_LIMIT = 2_000
 # Rebuild when deleted documents exceed this fraction of the live ones (see module doc).
 STALE_REBUILD_FRACTION = 0.05
-_ID_SPLIT = re.compile(r"[.:/#]+")
 _WRITER_HEAP_BYTES = 32_000_000
-
-
-def keep_tokens(tokens: Iterable[str]) -> list[str]:
-    """Tokens as indexed: empty and over-long tokens removed (applied to docs and queries)."""
-    return [t for t in tokens if t and len(t.encode("utf-8")) <= MAX_TOKEN_BYTES]
-
-
-def field_tokens(doc: Document) -> dict[str, list[str]]:
-    """The analysed tokens of each keyword field of ``doc``.
-
-    ``name`` gets the document's name followed by the last :data:`ID_SEGMENTS` segments of its
-    id (split on ``.``, ``:``, ``/``, ``#``) that differ from the name, so a column also
-    matches its table's name and a GraphQL field its parent type.
-    """
-    own = normalize_identifier(doc.name)
-    segments = [s for s in _ID_SPLIT.split(doc.id) if s][-ID_SEGMENTS:]
-    extra = [s for s in segments if normalize_identifier(s) != own]
-    return {
-        "name": keep_tokens(tokenize(" ".join([doc.name, *extra]))),
-        "description": keep_tokens(tokenize(doc.description)),
-        "members": keep_tokens(tokenize(" ".join(doc.members))),
-        "context": keep_tokens(tokenize(doc.context)),
-    }
 
 
 class KeywordIndex:
@@ -131,7 +126,7 @@ class KeywordIndex:
         self._next_key = 0
         # id -> (integer key, the four fields' analysed text joined by spaces)
         self._entries: dict[str, tuple[int, tuple[str, ...]]] = {}
-        # entries restored from a snapshot read their texts lazily (snapshots.signal_state)
+        # entries restored by from_files read their texts lazily
         self._unloaded: set[str] = set()
         self._texts_of: Callable[[str], tuple[str, ...]] | None = None
         self._id_of: dict[int, str] = {}
@@ -258,6 +253,65 @@ class KeywordIndex:
         self._index, self._writer = index, writer
         self._searcher = index.searcher()
         self._stale = 0
+
+    # -- files ----------------------------------------------------------------------------
+
+    def to_files(self) -> dict[str, bytes]:
+        """The snapshot files of this index (:mod:`schemaseek.signals.files`): a fresh on-disk
+        tantivy index of the live documents plus the bookkeeping, taken under the lock."""
+        with self._lock:
+            items = list(self._entries.items())
+            entries = [
+                (doc_id, key, self._resolve(doc_id, texts)) for doc_id, (key, texts) in items
+            ]
+            state = signal_files.KeywordState(
+                ids=[doc_id for doc_id, _, _ in entries],
+                keys=[key for _, key, _ in entries],
+                term_refs=dict(self._term_refs),
+                next_key=self._next_key,
+            )
+        documents = (self._tantivy_document(doc_id, key, texts) for doc_id, key, texts in entries)
+        analysed = (texts for _, _, texts in entries)
+        return signal_files.encode_keyword(
+            self._schema, documents, state, analysed, _WRITER_HEAP_BYTES
+        )
+
+    @classmethod
+    def from_files(
+        cls,
+        files: Mapping[str, memoryview | bytes],
+        *,
+        field_weights: Mapping[str, float] | None = None,
+        prefix_min_results: int = 5,
+    ) -> KeywordIndex:
+        """The index saved by :meth:`to_files`, opened on a private copy of its tantivy
+        directory (removed with the index). Each document's analysed texts stay in ``files``
+        until the document is next replaced or removed. The other arguments are the
+        constructor's.
+
+        Raises:
+            FileFormatError: (a :class:`~schemaseek.errors.SnapshotError`) a missing or
+                malformed file, or files that disagree.
+        """
+        state, reader = signal_files.decode_keyword(files)
+        index = cls(field_weights, prefix_min_results)
+        disk, workdir = signal_files.open_keyword_directory(index._schema, files)
+        weakref.finalize(index, workdir.cleanup)
+        index._index = disk
+        index._writer = disk.writer(heap_size=_WRITER_HEAP_BYTES, num_threads=1)
+        index._searcher = disk.searcher()
+        if index._searcher.num_docs != len(state.ids):
+            raise FileFormatError("the keyword index holds another number of documents")
+        position = {doc_id: i for i, doc_id in enumerate(state.ids)}
+        pairs = list(zip(state.ids, state.keys, strict=True))
+        index._entries = {doc_id: (key, ()) for doc_id, key in pairs}
+        index._id_of = {key: doc_id for doc_id, key in pairs}
+        index._unloaded = set(state.ids)
+        index._texts_of = lambda doc_id: tuple(reader.get(position[doc_id]))
+        index._term_refs = state.term_refs
+        index._vocabulary = sorted(state.term_refs)
+        index._next_key = state.next_key
+        return index
 
     # -- search ---------------------------------------------------------------------------
 

@@ -29,62 +29,38 @@ Threads: the exact scan uses faiss's single-threaded SIMD kernel
 (``fvec_inner_products_ny``) rather than ``numpy.matmul``, whose OpenBLAS pool multithreads a
 10K × 384 product and stalls when another process holds a core. Graph searches run with the
 calling thread's OpenMP team set to one thread (``omp_set_num_threads(1)``, restored after;
-OpenMP keeps that setting per thread). Graph builds use faiss's default, all cores.
+OpenMP keeps that setting per thread). Graph builds use faiss's default, all cores. (The
+kernels: :mod:`schemaseek.signals.vector_kernels`.)
+
+An index saves and reopens itself, graph included, with :meth:`VectorIndex.to_files` /
+:meth:`VectorIndex.from_files` (formats: :mod:`schemaseek.signals.files`).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-import faiss as _faiss_module
 import numpy as np
 import numpy.typing as npt
 
+from schemaseek.arrays import FileFormatError
 from schemaseek.errors import EmbeddingError
+from schemaseek.signals import files as signal_files
+from schemaseek.signals.vector_kernels import (
+    Vectors,
+    faiss,
+    inner_products,
+    normalise,
+    omp_threads,
+)
 
-# The stubs bundled with faiss-cpu 1.15 are partial and disagree with its SWIG API
-# (no SearchParametersHNSW, an int quantizer type rejected), so faiss is used untyped.
-faiss: Any = _faiss_module
-Vectors = npt.NDArray[np.float32]
+__all__ = ["TOMBSTONE_REBUILD_FRACTION", "VectorIndex", "Vectors", "faiss"]
+
 TOMBSTONE_REBUILD_FRACTION = 0.25
 _MIN_CAPACITY = 1024
-
-
-@contextmanager
-def _omp_threads(count: int) -> Iterator[None]:
-    """Run the block with this thread's OpenMP team size set to ``count``."""
-    previous = faiss.omp_get_max_threads()
-    faiss.omp_set_num_threads(count)
-    try:
-        yield
-    finally:
-        faiss.omp_set_num_threads(previous)
-
-
-def _inner_products(matrix: Vectors, query: Vectors) -> Vectors:
-    """``matrix @ query`` on one thread (faiss SIMD kernel). The kernel reads raw memory, so
-    strided views are copied first (``swig_ptr`` rejects non-contiguous arrays)."""
-    matrix = np.ascontiguousarray(matrix, dtype=np.float32)
-    query = np.ascontiguousarray(query, dtype=np.float32)
-    out = np.empty(matrix.shape[0], dtype=np.float32)
-    if matrix.shape[0]:
-        faiss.fvec_inner_products_ny(
-            faiss.swig_ptr(out),
-            faiss.swig_ptr(query),
-            faiss.swig_ptr(matrix),
-            matrix.shape[1],
-            matrix.shape[0],
-        )
-    return out
-
-
-def _normalise(rows: Vectors) -> Vectors:
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    np.maximum(norms, np.float32(1e-12), out=norms)
-    return np.ascontiguousarray(rows / norms, dtype=np.float32)
 
 
 class VectorIndex:
@@ -197,6 +173,64 @@ class VectorIndex:
         with self._lock:
             self._build_locked()
 
+    # -- files ----------------------------------------------------------------------------
+
+    def to_files(self) -> dict[str, bytes]:
+        """The snapshot files of this index (:mod:`schemaseek.signals.files`), a consistent
+        copy taken under the lock; the graph is included once built."""
+        with self._lock:
+            size = self._size
+            rows = np.array(self._store[:size], dtype="<f4", copy=True)
+            alive = self._alive[:size]
+            slots = [d if alive[i] else None for i, d in enumerate(self._slot_ids[:size])]
+            graph = None if self._graph is None else faiss.serialize_index(self._graph).tobytes()
+        return signal_files.encode_vectors(self.dimensions, rows, slots, graph)
+
+    @classmethod
+    def from_files(
+        cls,
+        files: Mapping[str, memoryview | bytes],
+        *,
+        local_paths: Mapping[str, Path] | None = None,
+        exact_threshold: int = 10_000,
+        m: int = 16,
+        ef_construction: int = 200,
+        ef_search: int = 50,
+        rescore_candidates: int = 400,
+    ) -> VectorIndex:
+        """The index saved by :meth:`to_files`. The float store is a read-only view of
+        ``files`` (a memory-mapped file stays mapped; the first add copies it); the graph is
+        read with ``faiss.read_index`` from ``local_paths`` when the file has a local path.
+        The other arguments are the constructor's.
+
+        Raises:
+            FileFormatError: (a :class:`~schemaseek.errors.SnapshotError`) a missing or
+                malformed file, or files that disagree.
+        """
+        dimensions, rows, slots = signal_files.decode_vectors(files)
+        index = cls(
+            dimensions,
+            exact_threshold=exact_threshold,
+            m=m,
+            ef_construction=ef_construction,
+            ef_search=ef_search,
+            rescore_candidates=rescore_candidates,
+        )
+        index._store = rows  # capacity == size, so the first add reallocates
+        index._alive = np.fromiter((s is not None for s in slots), dtype=bool, count=len(slots))
+        index._size = len(slots)
+        index._slot_ids = [s or "" for s in slots]
+        index._slot_of = {s: slot for slot, s in enumerate(slots) if s is not None}
+        if len(index._slot_of) != int(index._alive.sum()):
+            raise FileFormatError("vector slots name the same document twice")
+        graph = signal_files.read_graph(files, local_paths)
+        if graph is not None:
+            if graph.ntotal != index._size or graph.d != dimensions:
+                raise FileFormatError("the ANN graph does not match the vectors")
+            graph.hnsw.efSearch = index.ef_search
+            index._graph = graph
+        return index
+
     # -- search ---------------------------------------------------------------------------
 
     def search(self, query: npt.ArrayLike, limit: int) -> list[tuple[str, float]]:
@@ -224,7 +258,7 @@ class VectorIndex:
             )
             if slots.size == 0 or limit <= 0:
                 return []
-            scores = _inner_products(self._store[slots], q)
+            scores = inner_products(self._store[slots], q)
             k = min(limit, slots.size)
             top = np.argpartition(-scores, k - 1)[:k] if k < slots.size else np.arange(k)
             top = top[np.argsort(-scores[top], kind="stable")]
@@ -234,7 +268,7 @@ class VectorIndex:
         """Exact cosine of ``query`` with every live vector (slot order, i.e. insertion)."""
         q = self._check_query(query)
         with self._lock:
-            scores = _inner_products(self._store[: self._size], q)
+            scores = inner_products(self._store[: self._size], q)
             if self.tombstones:
                 scores = scores[self._alive[: self._size]]
             return scores
@@ -248,13 +282,13 @@ class VectorIndex:
                 return np.zeros(0, dtype=np.float32)
             step = max(1, self._size // sample)
             rows = self._store[: self._size : step]
-            scores = _inner_products(rows, q)
+            scores = inner_products(rows, q)
             if self.tombstones:
                 scores = scores[self._alive[: self._size : step]]
             return scores
 
     def _exact_locked(self, q: Vectors, limit: int) -> list[tuple[str, float]]:
-        scores = _inner_products(self._store[: self._size], q)
+        scores = inner_products(self._store[: self._size], q)
         if self.tombstones:
             scores[~self._alive[: self._size]] = -np.inf
         k = min(limit, len(self._slot_of))
@@ -273,13 +307,13 @@ class VectorIndex:
                 self._bitmap = np.packbits(self._alive[: self._size], bitorder="little")
             selector = faiss.IDSelectorBitmap(self._size, faiss.swig_ptr(self._bitmap))
             params.sel = selector
-        with _omp_threads(1):
+        with omp_threads(1):
             _, labels = self._graph.search(q[None, :], fetch, params=params)
         slots = labels[0][labels[0] >= 0]
         slots = slots[self._alive[slots]]  # defensive: the selector already excludes them
         if slots.shape[0] == 0:
             return self._exact_locked(q, limit)
-        scores = _inner_products(self._store[slots], q)
+        scores = inner_products(self._store[slots], q)
         order = np.argsort(-scores, kind="stable")[:limit]
         return [(self._slot_ids[int(slots[i])], float(scores[i])) for i in order.tolist()]
 
@@ -294,7 +328,7 @@ class VectorIndex:
             )
         if not np.isfinite(rows).all():
             raise EmbeddingError("vectors contain NaN or infinite values")
-        return _normalise(rows)
+        return normalise(rows)
 
     def _check_query(self, query: npt.ArrayLike) -> Vectors:
         q = np.asarray(query, dtype=np.float32)
@@ -306,7 +340,7 @@ class VectorIndex:
             )
         if not np.isfinite(q).all():
             raise EmbeddingError("query vector contains NaN or infinite values")
-        normalised: Vectors = _normalise(q[None, :])[0]
+        normalised: Vectors = normalise(q[None, :])[0]
         return normalised
 
     def _reserve(self, needed: int) -> None:
