@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 RUN = [sys.executable, "-c", "from schemaseek.cli import main; main()"]
 
@@ -54,3 +56,52 @@ def test_every_command_has_an_example_in_its_help() -> None:
         done = cli(command, "--help")
         assert done.returncode == 0, (command, done.stderr)
         assert "Example" in done.stdout or "example" in done.stdout, command
+
+
+DUPLICATE_SOURCES = """
+[[sources]]
+name = "api"
+type = "graphql"
+sdl = "schema.graphql"
+
+[[sources]]
+name = "api"
+type = "graphql"
+sdl = "schema.graphql"
+
+[service]
+port = 0
+"""
+
+
+def test_every_command_rejects_duplicate_source_names(tmp_path: Path) -> None:
+    """One loader reads schemaseek.toml for every command: each fails the same way, before
+    building an index or opening a port."""
+    (tmp_path / "schema.graphql").write_text("type Query { ping: String }\n", encoding="utf-8")
+    config = tmp_path / "schemaseek.toml"
+    config.write_text(DUPLICATE_SOURCES, encoding="utf-8")
+    env = {**os.environ, "COLUMNS": "500"}
+    commands = {
+        "search": ["search", "ping", "--config", str(config), "--json"],
+        "index": ["index", "--config", str(config), "--json"],
+        "mcp": ["mcp", "--config", str(config)],
+        "serve": ["serve", "--config", str(config), "--port", "0"],
+        "index (./schemaseek.toml)": ["index", "--json"],
+    }
+    for label, args in commands.items():
+        done = subprocess.run(
+            [*RUN, *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 2, (label, done.stdout, done.stderr)
+        if "--json" in args:
+            message = json.loads(done.stdout)["error"]["message"]
+        else:
+            message = " ".join(done.stderr.split())
+        assert "duplicate source name 'api'" in message, (label, message)
+        assert "schemaseek.toml" in message, (label, message)

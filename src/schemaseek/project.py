@@ -20,18 +20,29 @@
     [search]
     rrf_k = 25
 
-Relative paths are resolved against the file's folder.
+    [service]                       # read by ``schemaseek serve`` only
+    port = 8081
+
+Relative paths are resolved against the file's folder. :func:`load_project` is the one reader of
+this file: every command and the service call it, so every one of them rejects the same mistakes
+(an unknown key, a source without a location, two sources of one name).
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from schemaseek.config import SearchSettings
 from schemaseek.errors import ConfigError
+from schemaseek.glossary import Glossary, load_glossary
+from schemaseek.sources.base import SourceSchema
+
+__all__ = ["ProjectConfig", "SourceConfig", "load_project", "load_source"]
 
 
 class SourceConfig(BaseModel):
@@ -62,22 +73,46 @@ class SourceConfig(BaseModel):
 
 
 class ProjectConfig(BaseModel):
-    """The whole file."""
+    """The whole file; ``base_dir`` is the file's folder, ``file`` the file itself."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     sources: tuple[SourceConfig, ...]
     glossary: str | None = None
     search: dict[str, Any] = {}
+    service: dict[str, Any] = {}
     base_dir: Path = Path(".")
+    file: Path = Path("schemaseek.toml")
 
     def path(self, relative: str) -> Path:
+        """``relative`` resolved against the file's folder (absolute paths stay as they are)."""
         candidate = Path(relative)
         return candidate if candidate.is_absolute() else self.base_dir / candidate
 
+    def glossary_path(self) -> Path | None:
+        """Where the file's glossary is, if it names one."""
+        return self.path(self.glossary) if self.glossary else None
+
+    def load_glossary(self) -> Glossary:
+        """The file's glossary (an empty one when it names none)."""
+        where = self.glossary_path()
+        return load_glossary(where) if where is not None else Glossary()
+
+    def settings(self) -> SearchSettings:
+        """The file's ``[search]`` table as settings (``SCHEMASEEK_*`` fill in the rest)."""
+        try:
+            return SearchSettings(**self.search)
+        except Exception as exc:
+            raise ConfigError(f"config file {self.file}: [search] {exc}") from None
+
 
 def load_project(path: str | Path) -> ProjectConfig:
-    """Read and validate a ``schemaseek.toml``; errors name the file and the field."""
+    """Read and validate a ``schemaseek.toml``; errors name the file and the field.
+
+    Raises:
+        ConfigError: the file is missing or not TOML, a key or value is invalid, or two
+            sources share a name (the message names the duplicate and the file).
+    """
     file = Path(path)
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
@@ -86,10 +121,40 @@ def load_project(path: str | Path) -> ProjectConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {file} is not valid TOML: {exc}") from None
     data["base_dir"] = file.resolve().parent
+    data["file"] = file
     try:
-        return ProjectConfig.model_validate(data)
+        project = ProjectConfig.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:10]
         )
         raise ConfigError(f"config file {file}: {problems}") from None
+    counts = Counter(src.name for src in project.sources)
+    repeated = [name for name, count in counts.items() if count > 1]
+    if repeated:
+        names = ", ".join(repr(name) for name in repeated)
+        plural = "s" if len(repeated) > 1 else ""
+        raise ConfigError(
+            f"config file {file}: duplicate source name{plural} {names} "
+            "(each source needs a name of its own)"
+        )
+    return project
+
+
+def load_source(src: SourceConfig, project: ProjectConfig) -> SourceSchema:
+    """Read ``src`` now (files re-read, endpoints and databases queried afresh)."""
+    if src.type == "graphql":
+        from schemaseek.sources.graphql import load_introspection, load_sdl
+
+        if src.sdl is not None:
+            return load_sdl(project.path(src.sdl), src.name)
+        if src.url is not None:
+            from schemaseek.sources.introspect import load_url
+
+            return load_url(src.url, src.name, headers=src.headers)
+        assert src.introspection is not None
+        return load_introspection(project.path(src.introspection), src.name)
+    from schemaseek.sources.sql import load_sql
+
+    assert src.url is not None
+    return load_sql(src.url, src.name, src.schemas or None, allow=src.allow, block=src.block)

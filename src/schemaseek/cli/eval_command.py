@@ -118,9 +118,9 @@ def eval_command(
     provider: EmbeddingProvider | None = None
     cache: DiskCachedProvider | None = None
     if any(m != ModeChoice.KEYWORD for m in modes):
-        from schemaseek.index import default_provider
+        from schemaseek.embedding.factory import provider_from_settings
 
-        provider = default_provider(settings)
+        provider = provider_from_settings(settings)
         if not no_cache:
             provider = cache = DiskCachedProvider(provider, cache_dir)
     with build_progress(not json_out) as update:

@@ -8,7 +8,7 @@ from pathlib import Path
 from schemaseek.config import SearchSettings
 from schemaseek.errors import ConfigError
 from schemaseek.glossary import Glossary, load_glossary
-from schemaseek.project import load_project
+from schemaseek.project import load_project, load_source
 from schemaseek.sources.base import SourceSchema
 
 DEFAULT_CONFIG = Path("schemaseek.toml")
@@ -114,30 +114,5 @@ def _single_source(options: SourceOptions) -> tuple[str, list[SourceSchema]]:
 
 def _from_config(path: Path) -> tuple[str, list[SourceSchema], Glossary, SearchSettings]:
     project = load_project(path)
-    sources: list[SourceSchema] = []
-    for src in project.sources:
-        if src.type == "graphql":
-            from schemaseek.sources.graphql import load_introspection, load_sdl
-
-            if src.sdl is not None:
-                sources.append(load_sdl(project.path(src.sdl), src.name))
-            elif src.url is not None:
-                from schemaseek.sources.introspect import load_url
-
-                sources.append(load_url(src.url, src.name, headers=src.headers))
-            else:
-                assert src.introspection is not None
-                sources.append(load_introspection(project.path(src.introspection), src.name))
-        else:
-            from schemaseek.sources.sql import load_sql
-
-            assert src.url is not None
-            sources.append(
-                load_sql(src.url, src.name, src.schemas or None, allow=src.allow, block=src.block)
-            )
-    glossary = load_glossary(project.path(project.glossary)) if project.glossary else Glossary()
-    try:
-        settings = SearchSettings(**project.search)
-    except Exception as exc:
-        raise ConfigError(f"config file {path}: [search] {exc}") from None
-    return str(path), sources, glossary, settings
+    sources = [load_source(src, project) for src in project.sources]
+    return str(path), sources, project.load_glossary(), project.settings()

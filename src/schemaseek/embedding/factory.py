@@ -1,51 +1,130 @@
-"""Pick an embedding backend by name."""
+"""The one place embedding providers and their circuit breakers are built.
+
+:func:`provider_from_settings` is what the index, the engines, the CLI and the service call: it
+honours every embedding setting of :class:`~schemaseek.config.SearchSettings`.
+:func:`create_provider` picks a backend by name with explicit options (the Python API).
+Nothing is loaded or requested here: the ONNX model loads on first use, the remote server is
+first called by the first embedding.
+
+This module imports neither :mod:`schemaseek.index` nor anything above the embedding layer.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
+from schemaseek.config import SearchSettings
 from schemaseek.embedding.base import EmbeddingProvider
+from schemaseek.embedding.breaker import BreakerConfig, Strategy
+from schemaseek.embedding.sessions import Device
 from schemaseek.errors import ConfigError
 
+__all__ = ["breaker_config", "create_provider", "provider_from_settings", "provider_names"]
 
-def _onnx(**options: Any) -> EmbeddingProvider:
-    from schemaseek.embedding.onnx import OnnxEmbeddingProvider
-
-    return OnnxEmbeddingProvider(**options)
-
-
-def _openai(**options: Any) -> EmbeddingProvider:
-    from schemaseek.embedding.openai_compat import OpenAICompatibleProvider
-
-    return OpenAICompatibleProvider(**options)
-
-
-_BACKENDS: dict[str, Callable[..., EmbeddingProvider]] = {"onnx": _onnx, "openai": _openai}
+_NAMES = ("onnx", "openai")
 
 
 def provider_names() -> list[str]:
     """The backend names :func:`create_provider` accepts."""
-    return sorted(_BACKENDS)
+    return sorted(_NAMES)
 
 
-def create_provider(name: str = "onnx", **options: Any) -> EmbeddingProvider:
-    """Build the embedding provider called ``name`` with keyword ``options``.
+def provider_from_settings(settings: SearchSettings) -> EmbeddingProvider:
+    """The provider ``settings.embedding_provider`` names, configured from ``settings``.
 
-    ``"onnx"`` is the local all-MiniLM-L6-v2 model (options: those of
-    :class:`~schemaseek.embedding.onnx.OnnxEmbeddingProvider`). ``"openai"`` is any
-    OpenAI-compatible ``/v1/embeddings`` server (options: those of
-    :class:`~schemaseek.embedding.openai_compat.OpenAICompatibleProvider`). Nothing is loaded
-    or requested here.
+    ``"onnx"``: the local all-MiniLM-L6-v2 model with ``device``, ``embedding_batch_size`` and
+    ``query_prefix``. ``"openai"``: an OpenAI-compatible server with ``embedding_model``,
+    ``embedding_base_url``, ``embedding_dimensions``, ``embedding_api_key_env``,
+    ``embedding_batch_size``, ``query_embedding_timeout_s`` and ``query_prefix``.
+    """
+    if settings.embedding_provider == "openai":
+        return create_provider(
+            "openai",
+            model=settings.embedding_model,
+            dimensions=settings.embedding_dimensions,
+            base_url=settings.embedding_base_url,
+            api_key_env=settings.embedding_api_key_env,
+            batch_size=settings.embedding_batch_size,
+            query_timeout_s=settings.query_embedding_timeout_s,
+            query_prefix=settings.query_prefix,
+        )
+    return create_provider(
+        "onnx",
+        device=settings.device,
+        batch_size=settings.embedding_batch_size,
+        query_prefix=settings.query_prefix,
+    )
+
+
+def breaker_config(settings: SearchSettings) -> BreakerConfig:
+    """The breaker thresholds of ``settings`` (``SCHEMASEEK_BREAKER_*``)."""
+    return BreakerConfig(
+        strategy=Strategy(settings.breaker_strategy),
+        failure_threshold=settings.breaker_failure_threshold,
+        window_s=settings.breaker_window_s,
+        cooldown_s=settings.breaker_cooldown_s,
+        success_threshold=settings.breaker_success_threshold,
+    )
+
+
+def create_provider(
+    name: str = "onnx",
+    *,
+    batch_size: int = 64,
+    query_prefix: str = "",
+    dimensions: int | None = None,
+    device: Device | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    query_timeout_s: float | None = None,
+) -> EmbeddingProvider:
+    """Build the embedding provider called ``name``.
+
+    ``"onnx"`` is the local all-MiniLM-L6-v2 model; ``device`` applies to it only (default
+    ``"cpu"``). ``"openai"`` is any OpenAI-compatible ``/v1/embeddings`` server; ``model``,
+    ``base_url``, ``api_key_env`` and ``query_timeout_s`` apply to it only (defaults: those of
+    :class:`~schemaseek.embedding.openai_compat.OpenAICompatibleProvider`). ``dimensions``
+    (default: the backend's), ``batch_size`` and ``query_prefix`` apply to both.
 
     Raises:
-        ConfigError: unknown ``name`` (the message lists the valid ones) or unknown options.
+        ConfigError: unknown ``name`` (the message lists the valid ones), an option the backend
+            does not take, or an invalid value.
     """
-    backend = _BACKENDS.get(name.strip().lower())
-    if backend is None:
-        valid = ", ".join(provider_names())
-        raise ConfigError(f"unknown embedding provider {name!r}; valid names: {valid}")
-    try:
-        return backend(**options)
-    except TypeError as exc:
-        raise ConfigError(f"invalid options for embedding provider {name!r}: {exc}") from exc
+    key = name.strip().lower()
+    if key == "onnx":
+        remote: dict[str, object] = {"model": model, "base_url": base_url}
+        remote.update(api_key_env=api_key_env, query_timeout_s=query_timeout_s)
+        _reject(name, [option for option, value in remote.items() if value is not None])
+        from schemaseek.embedding.onnx import DEFAULT_DIMENSIONS, OnnxEmbeddingProvider
+
+        return OnnxEmbeddingProvider(
+            dimensions=DEFAULT_DIMENSIONS if dimensions is None else dimensions,
+            device=device or "cpu",
+            batch_size=batch_size,
+            query_prefix=query_prefix,
+        )
+    if key == "openai":
+        _reject(name, ["device"] if device is not None else [])
+        from schemaseek.embedding import openai_compat
+
+        return openai_compat.OpenAICompatibleProvider(
+            openai_compat.DEFAULT_MODEL if model is None else model,
+            dimensions=openai_compat.DEFAULT_DIMENSIONS if dimensions is None else dimensions,
+            base_url=openai_compat.DEFAULT_BASE_URL if base_url is None else base_url,
+            api_key_env=openai_compat.DEFAULT_API_KEY_ENV if api_key_env is None else api_key_env,
+            batch_size=batch_size,
+            query_timeout_s=(
+                openai_compat.DEFAULT_QUERY_TIMEOUT_S
+                if query_timeout_s is None
+                else query_timeout_s
+            ),
+            query_prefix=query_prefix,
+        )
+    raise ConfigError(f"unknown embedding provider {name!r}; valid names: {', '.join(_NAMES)}")
+
+
+def _reject(name: str, options: list[str]) -> None:
+    if options:
+        raise ConfigError(
+            f"invalid options for embedding provider {name!r}: {', '.join(options)} "
+            "(not taken by this backend)"
+        )

