@@ -184,3 +184,18 @@ def test_serves_from_snapshot_when_the_source_is_down() -> None:
 def test_open_store_picks_the_backend(tmp_path: Path) -> None:
     assert isinstance(open_store(tmp_path), LocalDirStore)
     assert open_store("memory://t1") is open_store("memory://t1")
+
+
+def test_malformed_signal_json_is_a_snapshot_error() -> None:
+    """A broken keyword or vector state file makes the loader try an older generation
+    (SnapshotError), not crash with a JSON or key error."""
+    from schemaseek.config import SearchSettings
+    from schemaseek.errors import SnapshotError
+    from schemaseek.index.files import decode_keyword
+    from schemaseek.signals.files import KEYWORD_STATE
+    from schemaseek.signals.keyword import KeywordIndex
+
+    files = {n: memoryview(b) for n, b in KeywordIndex().to_files().items()}
+    files[KEYWORD_STATE] = memoryview(b"{not json")
+    with pytest.raises(SnapshotError, match="keyword files are malformed"):
+        decode_keyword(files, SearchSettings())

@@ -156,22 +156,29 @@ def decode(
     keyword = decode_keyword(files, components.settings)
     vector = None
     if dimensions is not None:
-        vector = VectorIndex.from_files(
-            files, local_paths=local_paths, **vector_params(components.settings)
-        )
+        try:
+            vector = VectorIndex.from_files(
+                files, local_paths=local_paths, **vector_params(components.settings)
+            )
+        except (KeyError, ValueError, TypeError) as exc:
+            raise SnapshotError(f"the vector files are malformed: {exc!r}") from None
         if vector.dimensions != dimensions or set(vector) != set(ids):
             raise SnapshotError("the vectors do not cover exactly the documents")
     parts = assemble(
-        components, documents=documents, edges=edges, keyword=keyword, vector=vector,
+        components, documents=documents, sources=[schema], keyword=keyword, vector=vector,
         matcher=matcher_for(glossary, facts), facts=facts,
     )  # fmt: skip
     return Decoded(parts, schema, documents)
 
 
 def decode_keyword(files: Mapping[str, memoryview], settings: SearchSettings) -> KeywordIndex:
-    """The keyword index saved in ``files``, with ``settings``' field weights."""
-    return KeywordIndex.from_files(
-        files,
-        field_weights=settings.keyword_field_weights,
-        prefix_min_results=settings.prefix_min_results,
-    )
+    """The keyword index saved in ``files``, with ``settings``' field weights; a malformed
+    file raises :class:`SnapshotError`."""
+    try:
+        return KeywordIndex.from_files(
+            files,
+            field_weights=settings.keyword_field_weights,
+            prefix_min_results=settings.prefix_min_results,
+        )
+    except (KeyError, ValueError, TypeError) as exc:
+        raise SnapshotError(f"the keyword files are malformed: {exc!r}") from None
