@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import numpy.typing as npt
@@ -11,11 +10,10 @@ import pytest
 
 from schemaseek.arrays import FileFormatError, npy_bytes
 from schemaseek.documents import DocKind, Document
+from schemaseek.errors import SnapshotError
 from schemaseek.signals import files as signal_files
 from schemaseek.signals.keyword import KeywordIndex
 from schemaseek.signals.vector import VectorIndex
-from schemaseek.snapshots.manifest import SnapshotError
-from schemaseek.snapshots.signal_state import restore_keyword, restore_vectors
 from schemaseek.text import tokenize
 
 Array = npt.NDArray[np.float32]
@@ -124,8 +122,8 @@ def test_keyword_rejects_malformed_files() -> None:
     # a SnapshotError: SnapshotManager.load then tries an older generation
     assert issubclass(FileFormatError, SnapshotError)
     with pytest.raises(SnapshotError, match="lacks the keyword file"):
-        restore_keyword({n: memoryview(d) for n, d in lacking.items()})
-    assert restore_keyword(files).search(tokenize("invoice"), 5)
+        KeywordIndex.from_files({n: memoryview(d) for n, d in lacking.items()})
+    assert KeywordIndex.from_files(files).search(tokenize("invoice"), 5)
 
 
 def _vectors(n: int, seed: int) -> Array:
@@ -195,10 +193,6 @@ def test_vector_hnsw_round_trip(local: bool, tmp_path: Path) -> None:
         index.add([f"x{i}" for i in range(5)], _vectors(5, seed=9))
         index.remove(["w3"])
     assert _vector_results(restored, queries) == _vector_results(original, queries)
-    generation = SimpleNamespace(files=files, local_paths=local_paths or {})
-    params = {"exact_threshold": 100, "m": 8, "ef_search": 16}
-    wrapped = restore_vectors(generation, **params)  # type: ignore[arg-type]
-    assert wrapped.graph_built and len(wrapped) == len(VectorIndex.from_files(files))
 
 
 def test_vector_rejects_malformed_files() -> None:
@@ -220,6 +214,5 @@ def test_vector_rejects_malformed_files() -> None:
     other_graph = {**files, signal_files.GRAPH: smaller.to_files()[signal_files.GRAPH]}
     with pytest.raises(FileFormatError, match="graph does not match"):
         VectorIndex.from_files(other_graph)
-    generation = SimpleNamespace(files=other_graph, local_paths={})
     with pytest.raises(SnapshotError, match="graph does not match"):
-        restore_vectors(generation)  # type: ignore[arg-type]
+        VectorIndex.from_files({n: memoryview(d) for n, d in other_graph.items()})
