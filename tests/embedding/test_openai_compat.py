@@ -180,7 +180,7 @@ def test_wrong_dimensions_are_rejected_and_search_stays_lexical(
     assert report.embedded == 0 and report.degraded and "256" in (report.error or "")
     response = engine.search("customer payment")
     assert response.degraded and response.hits
-    assert engine.index._parts is not None and engine.index._parts.vector is None
+    assert engine.index.built and engine.index.vector_count == 0 and engine.index.degraded
     engine.destroy()
 
 

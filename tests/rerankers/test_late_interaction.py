@@ -224,11 +224,11 @@ def test_demo_pipeline_marks_hits_reranked(reranked_demo: SchemaIndex, question:
 def test_index_takes_the_reranker_from_settings(onnx_provider: OnnxEmbeddingProvider) -> None:
     settings = SearchSettings(reranker="late-interaction", rerank_candidates=12, rerank_alpha=0.7)
     index = SchemaIndex(demo_sources(), provider=onnx_provider, settings=settings)
-    reranker = index._reranker
+    reranker = index.reranker
     assert isinstance(reranker, LateInteractionReranker)
     assert reranker.provider is onnx_provider  # the wrapped embedding model is reused
     assert (reranker.max_candidates, reranker.alpha) == (12, 0.7)
-    assert SchemaIndex(provider=None)._reranker is None
+    assert SchemaIndex(provider=None).reranker is None
 
 
 def test_names_text_drops_types_and_member_descriptions() -> None:

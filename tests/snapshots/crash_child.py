@@ -67,7 +67,7 @@ def main() -> None:
         "shop", lambda: schema, provider=provider, snapshots=SnapshotManager(store)
     )
     future = engine.init()
-    if engine.index._parts is not None and engine.generation is not None:
+    if engine.index.built and engine.generation is not None:
         served = {q: engine.search(q, limit=8).ids() for q in QUERIES}
         sys.stdout.write(
             "PRE " + json.dumps({"generation": engine.generation, "results": served}) + "\n"

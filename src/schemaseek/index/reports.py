@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from schemaseek.index.diff import SourceDiff
 
 __all__ = ["BuildProgress", "BuildReport", "RefreshReport"]
 
@@ -22,6 +26,19 @@ class RefreshReport:
     embedded: int
     degraded: bool
     took_s: float
+
+    @classmethod
+    def of(cls, diff: SourceDiff, embedded: int, *, degraded: bool, took_s: float) -> RefreshReport:
+        """The report of installing ``diff`` with ``embedded`` documents embedded."""
+        return cls(
+            source=diff.schema.name,
+            added=diff.added,
+            changed=len(diff.changed) - diff.added,
+            removed=len(diff.removed),
+            embedded=embedded,
+            degraded=degraded,
+            took_s=took_s,
+        )
 
 
 @dataclass(frozen=True, slots=True)

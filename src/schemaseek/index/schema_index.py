@@ -1,11 +1,9 @@
 """``SchemaIndex``: the one implementation behind the Python API, the CLI, the service and MCP.
 
 It owns the documents of one or more sources and the four indexes built from them (keyword,
-vector, glossary, graph), and answers questions through :mod:`schemaseek.pipeline`. Engines,
-snapshots, the service and MCP use only its public methods: building and refreshing
-(:meth:`~SchemaIndex.build`, :meth:`~SchemaIndex.serve_lexical`, :meth:`~SchemaIndex.diff` +
-:meth:`~SchemaIndex.apply_diff`), persistence (:meth:`~SchemaIndex.export_files`,
-:meth:`~SchemaIndex.restore_files`), and what a status page shows.
+vector, glossary, graph), and answers through :mod:`schemaseek.pipeline`. Engines, snapshots,
+the service and MCP use its public methods only: build, serve_lexical, diff + apply_diff,
+export_files / restore_files, and the counts a status page shows.
 
     >>> from schemaseek import SchemaIndex, load_sdl
     >>> index = SchemaIndex([load_sdl("schema.graphql")])      # doctest: +SKIP
@@ -28,7 +26,6 @@ import numpy.typing as npt
 from schemaseek.config import SearchSettings
 from schemaseek.documents import DocKind, Document, SearchResponse
 from schemaseek.embedding.base import EmbeddingProvider, Vectors
-from schemaseek.embedding.cache import CachedQueryEmbedder
 from schemaseek.embedding.factory import provider_from_settings
 from schemaseek.errors import ConfigError, EmbeddingError
 from schemaseek.filters import SearchFilter
@@ -38,13 +35,10 @@ from schemaseek.index import files as index_files
 from schemaseek.index import state
 from schemaseek.index.diff import SourceDiff, content_hash, diff_source, keeps_shape
 from schemaseek.index.reports import BuildProgress, BuildReport, RefreshReport
+from schemaseek.index.vectors import fill_vectors
 from schemaseek.pipeline import IndexParts, Mode, search
 from schemaseek.recent import RecentQueries
 from schemaseek.rerank import Reranker
-from schemaseek.rerankers.factory import reranker_from_settings
-from schemaseek.signals.feedback import FeedbackSignal
-from schemaseek.signals.glossary import GlossaryMatcher
-from schemaseek.signals.keyword import KeywordIndex
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.sources.base import SourceSchema
 
@@ -76,21 +70,7 @@ class SchemaIndex:
         if provider == "default":
             provider = provider_from_settings(self.settings)
         self.provider = provider
-        embedder: EmbeddingProvider | None = None
-        feedback: FeedbackSignal | None = None
-        if provider is not None:
-            embedder = CachedQueryEmbedder(
-                provider,
-                maxsize=self.settings.query_cache_size,
-                ttl=self.settings.query_cache_ttl_s,
-            )
-            feedback = FeedbackSignal(
-                provider.dimensions, min_similarity=self.settings.feedback_min_similarity
-            )
-        chosen = (
-            reranker if reranker is not None else reranker_from_settings(self.settings, provider)
-        )
-        self._components = state.Components(self.settings, embedder, reranker, feedback)
+        self._components = state.components_for(self.settings, provider, reranker)
         self._parts: IndexParts | None = None
         self._lock = threading.RLock()
         self.recent = RecentQueries()
@@ -110,12 +90,10 @@ class SchemaIndex:
         leaves a degraded keyword index."""
         started = time.perf_counter()
         with self._lock:
-            documents, matcher = state.prepare_documents(self.sources, self.glossary)
-            docs = list(documents.values())
-            keyword = state.keyword_index(self.settings, docs)
+            parts = self._lexical(self.sources)
+            docs = list(parts.documents.values())
             if progress:
                 progress("keyword", len(docs), len(docs))
-            parts = self._assemble(documents, self.sources, keyword, None, matcher)
             embedded = self._embed_all(parts, docs, [self, *reuse], progress)
             self._parts = parts
         return BuildReport(
@@ -125,16 +103,14 @@ class SchemaIndex:
             edges=parts.graph.edge_count,
             degraded=not parts.vectors_ready,
             glossary_entries=len(self.glossary.entries),
-            glossary_missing=tuple(matcher.missing) if matcher else (),
+            glossary_missing=tuple(parts.matcher.missing) if parts.matcher else (),
             took_s=time.perf_counter() - started,
         )
 
     def serve_lexical(self, schema: SourceSchema) -> None:
         """Phase one of a cold start: serve keyword + glossary over ``schema`` alone, at once
         (no vectors yet; :meth:`diff` + :meth:`apply_diff` add them)."""
-        documents, matcher = state.prepare_documents([schema], self.glossary)
-        keyword = state.keyword_index(self.settings, documents.values())
-        parts = self._assemble(documents, [schema], keyword, None, matcher)
+        parts = self._lexical([schema])
         with self._lock:
             self._parts = parts
             self.sources = [schema]
@@ -164,9 +140,9 @@ class SchemaIndex:
             before = list(self.sources)
         documents = diff.documents
         same = keeps_shape(parts.documents, before, diff)
-        scratch = self._assemble(
-            documents, diff.sources, parts.keyword, parts.vector, diff.matcher,
-            graph=parts.graph if same else None,
+        scratch = state.assemble(
+            self._components, documents=documents, sources=diff.sources, keyword=parts.keyword,
+            vector=parts.vector, matcher=diff.matcher, graph=parts.graph if same else None,
         )  # fmt: skip
         with self._lock:
             parts.keyword.remove(diff.removed)
@@ -209,15 +185,8 @@ class SchemaIndex:
             embedded = len(diff.changed) if vectors is not None else 0
             if not parts.vectors_ready:
                 embedded = self._embed_all(parts, list(diff.documents.values()), [], None)
-        return RefreshReport(
-            source=schema.name,
-            added=diff.added,
-            changed=len(diff.changed) - diff.added,
-            removed=len(diff.removed),
-            embedded=embedded,
-            degraded=not parts.vectors_ready,
-            took_s=time.perf_counter() - started,
-        )
+        took_s = time.perf_counter() - started
+        return RefreshReport.of(diff, embedded, degraded=not parts.vectors_ready, took_s=took_s)
 
     def new_vector_index(self) -> VectorIndex:
         """An empty vector index with this index's dimensions and HNSW settings."""
@@ -234,19 +203,13 @@ class SchemaIndex:
             return None
         return parts.vector.vector(doc_id)
 
-    def _assemble(
-        self,
-        documents: Mapping[str, Document],
-        sources: Sequence[SourceSchema],
-        keyword: KeywordIndex,
-        vector: VectorIndex | None,
-        matcher: GlossaryMatcher | None,
-        *,
-        graph: SchemaGraph | None = None,
-    ) -> IndexParts:
+    def _lexical(self, sources: Sequence[SourceSchema]) -> IndexParts:
+        """A state over ``sources`` with keyword and glossary signals, no vectors yet."""
+        documents, matcher = state.prepare_documents(sources, self.glossary)
+        keyword = state.keyword_index(self.settings, documents.values())
         return state.assemble(
-            self._components, documents=documents, edges=[e for s in sources for e in s.edges],
-            keyword=keyword, vector=vector, matcher=matcher, graph=graph,
+            self._components, documents=documents, sources=sources, keyword=keyword,
+            vector=None, matcher=matcher,
         )  # fmt: skip
 
     def _embed_all(
@@ -256,41 +219,16 @@ class SchemaIndex:
         previous: Sequence[SchemaIndex],
         progress: BuildProgress | None,
     ) -> int:
-        """Fill ``parts.vector``, reusing the vectors ``previous`` indexes hold for unchanged
-        documents. Returns how many were embedded; on failure logs, leaves ``parts`` degraded
-        and returns 0."""
+        """Fill ``parts.vector`` (see :func:`~schemaseek.index.vectors.fill_vectors`);
+        returns how many documents were embedded."""
         if self.provider is None or not docs:
             return 0
-        reusable: dict[str, npt.NDArray[np.float32]] = {}
-        for doc in docs:
-            for other in previous:
-                vector = other.stored_vector(doc.id, doc.content_hash())
-                if vector is not None:
-                    reusable[doc.id] = vector
-                    break
-        todo = [d for d in docs if d.id not in reusable]
-        try:
-            fresh = (
-                self.provider.embed(
-                    [d.embedding_text() for d in todo],
-                    (lambda n: progress("embedding", n, len(todo))) if progress else None,
-                )
-                if todo
-                else None
-            )
-            index = self.new_vector_index()
-            if reusable:
-                index.add(list(reusable), np.stack(list(reusable.values())))
-            if fresh is not None:
-                index.add([d.id for d in todo], fresh)
-        except Exception as exc:  # degraded mode: keyword + glossary keep serving
-            logger.warning(
-                "embedding failed (%s); serving keyword + glossary until the next build", exc
-            )
-            return 0
-        parts.vector = index
-        parts.vectors_ready = True
-        return len(todo)
+        stored = [other.stored_vector for other in previous]
+        vector, embedded = fill_vectors(self.provider, self.settings, docs, stored, progress)
+        if vector is not None:
+            parts.vector = vector
+            parts.vectors_ready = True
+        return embedded
 
     # -- persistence ------------------------------------------------------------------------
 
@@ -359,6 +297,10 @@ class SchemaIndex:
     @property
     def built(self) -> bool:
         return self._parts is not None
+
+    @property
+    def reranker(self) -> Reranker | None:
+        return self._components.reranker
 
     @property
     def query_embedder(self) -> EmbeddingProvider | None:

@@ -15,13 +15,15 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from schemaseek.config import SearchSettings
-from schemaseek.documents import Document, Edge
+from schemaseek.documents import Document
 from schemaseek.embedding.base import EmbeddingProvider
+from schemaseek.embedding.cache import CachedQueryEmbedder
 from schemaseek.errors import ConfigError
 from schemaseek.glossary import Glossary
 from schemaseek.graph import SchemaGraph
 from schemaseek.pipeline import IndexParts
 from schemaseek.rerank import Reranker
+from schemaseek.rerankers.factory import reranker_from_settings
 from schemaseek.signals.feedback import FeedbackSignal
 from schemaseek.signals.glossary import GlossaryMatcher
 from schemaseek.signals.graph import GraphSignals
@@ -36,6 +38,7 @@ __all__ = [
     "VectorParams",
     "assemble",
     "build_pins",
+    "components_for",
     "keyword_index",
     "matcher_for",
     "prepare_documents",
@@ -74,6 +77,25 @@ class DocumentFacts:
             targets={d.id: d.target for d in docs},
             sources={d.id: d.source for d in docs},
         )
+
+
+def components_for(
+    settings: SearchSettings, provider: EmbeddingProvider | None, reranker: Reranker | None
+) -> Components:
+    """The components an index over ``provider`` lends its states: a cached query embedder
+    and a feedback store when there is a model, the reranker given (or the settings' own)."""
+    embedder: EmbeddingProvider | None = None
+    feedback: FeedbackSignal | None = None
+    if provider is not None:
+        embedder = CachedQueryEmbedder(
+            provider, maxsize=settings.query_cache_size, ttl=settings.query_cache_ttl_s
+        )
+        feedback = FeedbackSignal(
+            provider.dimensions, min_similarity=settings.feedback_min_similarity
+        )
+    if reranker is None:
+        reranker = reranker_from_settings(settings, provider)
+    return Components(settings, embedder, reranker, feedback)
 
 
 def build_pins(facts: DocumentFacts) -> dict[str, list[str]]:
@@ -157,18 +179,19 @@ def assemble(
     components: Components,
     *,
     documents: Mapping[str, Document],
-    edges: Iterable[Edge],
+    sources: Sequence[SourceSchema],
     keyword: KeywordIndex,
     vector: VectorIndex | None,
     matcher: GlossaryMatcher | None,
     facts: DocumentFacts | None = None,
     graph: SchemaGraph | None = None,
 ) -> IndexParts:
-    """The pipeline's state over ``documents``: graph (edges between indexed documents),
+    """The pipeline's state over ``documents``: graph (the sources' edges between indexed ids),
     pins, cards and ids per source derived here. ``facts`` spares parsing lazy documents;
     ``graph`` reuses a graph known to be unchanged (same ids and edges)."""
     facts = facts or DocumentFacts.of(documents)
     if graph is None:
+        edges = [e for s in sources for e in s.edges]
         kept = [e for e in edges if e.source in documents and e.target in documents]
         graph = SchemaGraph(list(facts.ids), kept)
     by_source: dict[str, list[str]] = {}
