@@ -152,3 +152,19 @@ def test_examples_and_expansion_tokens_and_context() -> None:
 def test_empty_glossary_matches_nothing() -> None:
     m = GlossaryMatcher(Glossary(), IDS, NAMES)
     assert m.match("royalties") == []
+
+
+def test_narrowed_to_keeps_one_sources_references() -> None:
+    from schemaseek.sources.demo import demo_glossary, demo_graphql, demo_sql
+
+    glossary, api, db = demo_glossary(), demo_graphql(), demo_sql()
+    narrowed = glossary.narrowed_to(api)
+    ids = {d.id for d in api.documents} | {d.name.lower() for d in api.documents}
+    assert narrowed.entries and len(narrowed) <= len(glossary)
+    for entry in narrowed.entries:
+        assert entry.targets or entry.related
+        assert all(r in ids or r.lower() in ids for r in (*entry.targets, *entry.related))
+        assert entry.prefer is None or entry.prefer in ids or entry.prefer.lower() in ids
+    tables = {r for e in glossary.narrowed_to(db).entries for r in (*e.targets, *e.related)}
+    assert tables and tables <= {d.id for d in db.documents} | {d.name for d in db.documents}
+    assert Glossary().narrowed_to(api) == Glossary()

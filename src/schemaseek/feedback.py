@@ -6,9 +6,10 @@ write, so an event that was acknowledged survives a crash::
     {"ts": "2025-03-01T12:00:00.123456+00:00", "query_id": "9f0c...", "query": "royalty
      payments for Sony", "selected_ids": ["Query.abacusContract", "AbacusRoyaltyPayment"]}
 
-With ``path=None`` events are kept in memory only. The store also remembers the text of recent
-searches by ``query_id`` (bounded, least recently used dropped first), so that a later
-``report_usage(query_id, ids)`` can store the question alongside the ids. The events are raw
+With ``path=None`` events are kept in memory only. The store's ``recent`` is the
+:class:`~schemaseek.recent.RecentQueries` the interfaces remember their searches in (the
+service and the MCP server it mounts share one), so that a later
+``report_usage(query_id, ids)`` stores the question alongside the ids. The events are raw
 material for a ranking signal; nothing here changes ranking.
 """
 
@@ -18,7 +19,6 @@ import json
 import logging
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,12 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from schemaseek.errors import ConfigError
+from schemaseek.recent import RecentQueries
 
 __all__ = ["FeedbackStore", "UsageEvent"]
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_RECENT_QUERIES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +63,12 @@ class UsageEvent:
 class FeedbackStore:
     """Append-only usage events (JSONL file, or memory when ``path`` is None); thread-safe."""
 
-    def __init__(self, path: Path | None = None, *, max_queries: int = DEFAULT_RECENT_QUERIES):
+    def __init__(self, path: Path | None = None, *, recent: RecentQueries | None = None):
         self.path = path
-        self.max_queries = max(1, max_queries)
+        self.recent = recent if recent is not None else RecentQueries()
+        """The recent searches a report's ``query_id`` is resolved in."""
         self._lock = threading.Lock()
         self._memory: list[UsageEvent] = []
-        self._queries: OrderedDict[str, str] = OrderedDict()
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,23 +76,11 @@ class FeedbackStore:
             except OSError as exc:
                 raise ConfigError(f"cannot write the feedback file {path}: {exc}") from exc
 
-    def remember(self, query_id: str, query: str) -> None:
-        """Keep the text of a search so a later report can name its question."""
-        with self._lock:
-            self._queries[query_id] = query
-            self._queries.move_to_end(query_id)
-            while len(self._queries) > self.max_queries:
-                self._queries.popitem(last=False)
-
-    def query_text(self, query_id: str) -> str | None:
-        """The remembered question of ``query_id``, or None when unknown or evicted."""
-        with self._lock:
-            return self._queries.get(query_id)
-
     def record(
         self, query_id: str, selected_ids: Sequence[str], query: str | None = None
     ) -> UsageEvent:
-        """Append one event; ``query`` defaults to the remembered text of ``query_id``."""
+        """Append one event; ``query`` defaults to the question :attr:`recent` remembers for
+        ``query_id``."""
         if not query_id.strip():
             raise ValueError("query_id is empty")
         ids = tuple(dict.fromkeys(i for i in selected_ids if i))
@@ -102,7 +89,7 @@ class FeedbackStore:
         event = UsageEvent(
             ts=datetime.now(UTC).isoformat(),
             query_id=query_id,
-            query=query if query is not None else self.query_text(query_id),
+            query=query if query is not None else self.recent.question(query_id),
             selected_ids=ids,
         )
         line = json.dumps(event.to_dict(), ensure_ascii=False) + "\n"

@@ -23,11 +23,14 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from schemaseek.errors import GlossaryError
+
+if TYPE_CHECKING:
+    from schemaseek.sources.base import SourceSchema
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +86,26 @@ class Glossary(BaseModel):
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    def narrowed_to(self, schema: SourceSchema) -> Glossary:
+        """The entries with their references narrowed to ``schema``'s items (by id, name or
+        lower-case name), so one source's engine does not warn about another's items; entries
+        left without a reference are dropped."""
+        known = {d.id for d in schema.documents}
+        known |= {d.name for d in schema.documents} | {d.name.lower() for d in schema.documents}
+
+        def here(ref: str) -> bool:
+            return ref in known or ref.lower() in known
+
+        entries = []
+        for entry in self.entries:
+            targets = tuple(r for r in entry.targets if here(r))
+            related = tuple(r for r in entry.related if here(r))
+            if targets or related:
+                prefer = entry.prefer if entry.prefer and here(entry.prefer) else None
+                update = {"targets": targets, "related": related, "prefer": prefer}
+                entries.append(entry.model_copy(update=update))
+        return Glossary(entries=tuple(entries))
 
 
 def parse_glossary(data: Any, origin: str = "<glossary>") -> Glossary:

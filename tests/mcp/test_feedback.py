@@ -1,4 +1,4 @@
-"""FeedbackStore: append-only JSONL with fsync, in-memory mode, bounded query texts."""
+"""FeedbackStore: append-only JSONL with fsync, in-memory mode, questions from recent searches."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from schemaseek.feedback import FeedbackStore
+from schemaseek.recent import RecentQueries
 
 
 def test_events_are_appended_as_json_lines_and_fsynced(
@@ -25,7 +26,7 @@ def test_events_are_appended_as_json_lines_and_fsynced(
     monkeypatch.setattr(os, "fsync", counting_fsync)
     path = tmp_path / "nested" / "usage.jsonl"
     store = FeedbackStore(path)
-    store.remember("q1", "royalty payments for Sony")
+    store.recent.remember("q1", "royalty payments for Sony")
     store.record("q1", ["Query.abacusContract", "AbacusRoyaltyPayment", "Query.abacusContract"])
     store.record("q2", ["royalty_payment"], query="explicit text")
     assert len(synced) == 2
@@ -49,12 +50,15 @@ def test_in_memory_store_and_unknown_queries() -> None:
         store.record(" ", ["x"])
 
 
-def test_recent_query_texts_are_bounded() -> None:
-    store = FeedbackStore(None, max_queries=3)
+def test_reports_name_the_question_of_a_recent_search() -> None:
+    recent = RecentQueries(maxsize=3)
+    store = FeedbackStore(None, recent=recent)
     for i in range(5):
-        store.remember(f"q{i}", f"question {i}")
-    assert store.query_text("q0") is None and store.query_text("q1") is None
-    assert store.query_text("q4") == "question 4"
+        recent.remember(f"q{i}", f"question {i}", [f"id{i}"])
+    assert recent.question("q0") is None and recent.question("q1") is None
+    assert recent.ranking("q4") == ("id4",) and len(recent) == 3
+    assert store.record("q4", ["x"]).query == "question 4"
+    assert store.record("q0", ["x"]).query is None
 
 
 def test_unreadable_lines_are_skipped(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

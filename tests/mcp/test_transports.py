@@ -31,9 +31,10 @@ from schemaseek.index import SchemaIndex
 from schemaseek.mcp.coverage import coverage_search
 from schemaseek.mcp.server import build_server, http_app
 from schemaseek.mcp.tools import SchemaTools
-from tests.mcp.conftest import REPO
 
 pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
 
 TOOLS = {
     "search_schema",

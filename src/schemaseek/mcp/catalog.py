@@ -5,26 +5,28 @@ indexes a network service runs (one engine per source).
 *now* (a service's engines swap their index on refresh or rollback, so the catalog never keeps
 one), and answers:
 
-* **search** — each index whose sources are wanted answers the question; the hits merge by
-  fused score (every engine fuses with the same settings, so scores share one scale; ties by
-  source then id) and the best ``limit`` are kept. With one index its response passes through
-  unchanged.
+* **search** — :func:`schemaseek.federation.federated_search`, as the network service runs it:
+  each index whose sources are wanted answers the question; the hits merge by fused score
+  (ties by source then id) and the best ``limit`` are kept. With one index its response passes
+  through unchanged.
 * **lookups** — ids are unique within a source, not across sources: :meth:`Catalog.find`
   returns every index holding an id (optionally of one source), :meth:`Catalog.owner` the first.
   Paths (root paths, FK joins) never cross indexes: each index holds its own graph.
-* **learning** — a usage report teaches every index that knows one of the ids.
+* **learning** — a usage report teaches every index that knows one of the ids
+  (:func:`schemaseek.federation.learn`).
 """
 
 from __future__ import annotations
 
-import time
-import uuid
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from schemaseek.documents import Document, Hit, SearchResponse
+from schemaseek.documents import DocKind, Document, Hit, SearchResponse
 from schemaseek.embedding.cache import CachedQueryEmbedder
+from schemaseek.federation import federated_search, known_ids, learn, serving
 from schemaseek.feedback import UsageEvent
+from schemaseek.filters import SearchFilter
+from schemaseek.recent import RecentQueries
 
 if TYPE_CHECKING:
     from schemaseek.index import SchemaIndex
@@ -91,44 +93,32 @@ class Catalog:
     # -- search and learning ----------------------------------------------------------------
 
     def search(
-        self, question: str, *, limit: int, sources: Sequence[str], kinds: Sequence[str]
+        self,
+        question: str,
+        *,
+        limit: int,
+        sources: Sequence[str],
+        kinds: Sequence[str],
+        recent: RecentQueries | None = None,
     ) -> SearchResponse:
-        """Search every index serving a wanted source and merge (module docstring)."""
-        wanted = set(sources)
-        indexes = [i for i in self.current() if not wanted or wanted & {s.name for s in i.sources}]
-        if len(indexes) == 1:
-            return indexes[0].search(question, limit=limit, sources=sources, kinds=kinds)
-        started = time.perf_counter()
-        responses = [i.search(question, limit=limit, sources=sources, kinds=kinds) for i in indexes]
-        hits = sorted(
-            (h for r in responses for h in r.hits),
-            key=lambda h: (-h.score, h.document.source, h.id),
-        )[:limit]
-        examples: dict[str, dict[str, object]] = {}
-        for response in responses:
-            for example in response.examples:
-                examples.setdefault(str(example.get("question", "")), dict(example))
-        return SearchResponse(
-            query=responses[0].query if responses else question.strip(),
-            mode=responses[0].mode if responses else "keyword",
-            hits=tuple(hits),
-            degraded=not responses or any(r.degraded for r in responses),
-            took_ms=(time.perf_counter() - started) * 1000.0,
-            examples=tuple(examples.values()),
-            query_id=uuid.uuid4().hex,
-        )
+        """Search every index serving a wanted source and merge (module docstring); ``recent``
+        remembers the answer's ``query_id``."""
+        search_filter = SearchFilter(kinds=tuple(DocKind(k) for k in kinds), sources=tuple(sources))
+        answer = federated_search(
+            serving(self.current()), question, limit=limit, search_filter=search_filter,
+            recent=recent,
+        )  # fmt: skip
+        return answer.response()
+
+    def known(self, ids: Sequence[str]) -> tuple[list[str], list[str]]:
+        """``ids`` split into those a served index holds and the rest."""
+        return known_ids(serving(self.current()), ids)
 
     def learn(self, question: str | None, ids: Sequence[str]) -> bool:
         """Teach the indexes that ``ids`` answered ``question``; True when one learned."""
-        if not question:
-            return False
-        learned = False
-        for index in self.current():
-            mine = [i for i in ids if index.get(i) is not None]
-            if mine:
-                learned |= index.record_usage(mine, query=question)
-        return learned
+        return learn(serving(self.current()), question, ids)
 
     def replay(self, events: Sequence[UsageEvent]) -> int:
         """Learn from stored usage events (after a start); returns how many were learned."""
-        return sum(self.learn(e.query, e.selected_ids) for e in events)
+        members = serving(self.current())
+        return sum(learn(members, e.query, e.selected_ids) for e in events)

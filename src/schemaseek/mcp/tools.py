@@ -15,8 +15,6 @@ tables, which are queried directly, keep their own scores.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +25,7 @@ from schemaseek.mcp.confidence import assess
 from schemaseek.mcp.render import GRAPHQL_KINDS, describe_text, hit_card
 from schemaseek.mcp.tokens import TokenCounter, allocate
 from schemaseek.paths import JoinPath, RootPath, join_paths, root_path, selection_skeleton
+from schemaseek.recent import RECENT_QUERIES, RecentQueries
 
 if TYPE_CHECKING:
     from schemaseek.index import SchemaIndex
@@ -56,14 +55,13 @@ class SchemaTools:
         catalog: Catalog | SchemaIndex,
         feedback: FeedbackStore | None = None,
         counter: TokenCounter | None = None,
-        recent: int = 10_000,
+        recent: int = RECENT_QUERIES,
     ) -> None:
+        """Searches are remembered in ``feedback.recent`` (a fresh store of ``recent``
+        searches without ``feedback``), where reports and selections find them."""
         self.catalog = catalog if isinstance(catalog, Catalog) else Catalog.of(catalog)
-        self.feedback = feedback or FeedbackStore(None, max_queries=recent)
+        self.feedback = feedback or FeedbackStore(None, recent=RecentQueries(recent))
         self.counter = counter or TokenCounter()
-        self._rankings: OrderedDict[str, list[str]] = OrderedDict()
-        self._recent = recent
-        self._lock = threading.Lock()
 
     # -- search_schema ----------------------------------------------------------------------
 
@@ -77,15 +75,11 @@ class SchemaTools:
         if unknown := [s for s in sources if s not in known]:
             raise ToolInputError(f"unknown sources {unknown}; this index has {known}")
         try:
-            response = self.catalog.search(question, limit=limit, sources=sources, kinds=kinds)
+            return self.catalog.search(
+                question, limit=limit, sources=sources, kinds=kinds, recent=self.feedback.recent
+            )
         except ValueError as exc:
             raise ToolInputError(str(exc)) from exc
-        self.feedback.remember(response.query_id, response.query)
-        with self._lock:
-            self._rankings[response.query_id] = response.ids()
-            while len(self._rankings) > self._recent:
-                self._rankings.popitem(last=False)
-        return response
 
     def root_paths(self, hits: Sequence[Hit]) -> dict[str, RootPath]:
         """Root paths of the GraphQL hits, ties broken towards items ranked in ``hits``."""
@@ -244,8 +238,7 @@ class SchemaTools:
 
     def graphql_selection(self, doc_id: str, query_id: str | None = None) -> dict[str, Any]:
         """A validated query skeleton from a root field down to a GraphQL type or field."""
-        with self._lock:
-            prefer = list(self._rankings.get(query_id or "", []))
+        prefer = list(self.feedback.recent.ranking(query_id or "") or ())
         doc_id = doc_id.strip()
         found = [i for i, d in self.catalog.find(doc_id) if d.kind in GRAPHQL_KINDS]
         index = found[0] if found else next(iter(self.catalog.current()), None)
@@ -257,8 +250,7 @@ class SchemaTools:
 
     def report_usage(self, query_id: str, ids: Sequence[str]) -> dict[str, Any]:
         """Record which ids of a search were used; unknown ids are reported, not stored."""
-        known = [i for i in dict.fromkeys(ids) if self.catalog.find(i)]
-        unknown = [i for i in dict.fromkeys(ids) if i not in known]
+        known, unknown = self.catalog.known(ids)
         if not query_id.strip() or not known:
             raise ToolInputError("give the query_id of a search and at least one id from the index")
         event = self.feedback.record(query_id.strip(), known)

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from connectrpc.request import RequestContext
 
+from schemaseek.engine.units import ServingUnit
 from schemaseek.errors import GlossaryError
 from schemaseek.glossary import Glossary, parse_glossary
 from schemaseek.pipeline import InvalidQueryError
@@ -23,7 +24,6 @@ from schemaseek.service.gen.schemaseek.v1.admin_connect import AdminService
 from schemaseek.service.search_service import run_search
 from schemaseek.service.settings import ServiceConfig, redacted_config
 from schemaseek.service.trace import Tracer
-from schemaseek.service.units import ServingUnit, doc_count
 
 __all__ = ["AdminHandler"]
 
@@ -67,14 +67,13 @@ class AdminHandler(AdminService):
         engines = []
         for unit in backend.units:
             index = unit.index
-            vector = index._parts.vector if index is not None and index._parts else None
             report = unit.last_report
             engines.append(
                 pb.EngineStatus(
                     source=unit.name,
                     state=unit.state,
-                    documents=doc_count(index),
-                    vectors=len(vector) if vector is not None else 0,
+                    documents=index.document_count if index is not None else 0,
+                    vectors=index.vector_count if index is not None else 0,
                     generation=unit.generation or "",
                     circuits=unit.circuits(),
                     last_refresh=convert.refresh_report(report) if report else None,
@@ -247,7 +246,7 @@ class AdminHandler(AdminService):
             ]
             for schema in index.sources:
                 edges += [
-                    pb.GraphEdge(source=e.source, target=e.target, relation=e.relation)
+                    pb.GraphEdge(source=e.source, target=e.target, relation=e.relation.value)
                     for e in schema.edges
                     if e.source in keep and e.target in keep
                 ]

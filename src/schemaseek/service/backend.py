@@ -1,6 +1,6 @@
 """The service's state: serving units, events, polling, feedback and the glossary.
 
-:class:`Backend` owns one :class:`~schemaseek.service.units.ServingUnit` per source and is
+:class:`Backend` owns one :class:`~schemaseek.engine.units.ServingUnit` per source and is
 what the servicers call. :meth:`Backend.start` returns at once: units start on a background
 thread (the HTTP server answers ``/health/ready`` with 503 meanwhile). A watcher publishes
 state changes; breaker transitions, refreshes, glossary updates and rollbacks are published
@@ -19,15 +19,16 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from schemaseek.cli.snapshot_command import glossary_for
 from schemaseek.config import SearchSettings
 from schemaseek.embedding.breaker import BreakerState
 from schemaseek.engine import EngineReport, Poller
+from schemaseek.engine.units import ServingUnit
 from schemaseek.errors import ConfigError
+from schemaseek.federation import known_ids, learn
 from schemaseek.feedback import FeedbackStore
 from schemaseek.glossary import Glossary
+from schemaseek.recent import RecentQueries
 from schemaseek.service.events import EventBus
-from schemaseek.service.units import ServingUnit, doc_count
 
 __all__ = ["Backend", "overall_status"]
 
@@ -83,6 +84,9 @@ class Backend:
         self.settings = settings
         self.glossary = glossary
         self.feedback = feedback
+        self.recent: RecentQueries = feedback.recent
+        """Where searches are remembered by ``query_id`` (the feedback store's, which the
+        mounted MCP server shares)."""
         self.events = events or EventBus()
         self.glossary_path = glossary_path
         self.poll_interval_s = poll_interval_s
@@ -173,7 +177,7 @@ class Backend:
             index = unit.index
             engines[unit.name] = {
                 "state": unit.state,
-                "documents": doc_count(index),
+                "documents": index.document_count if index is not None else 0,
                 "generation": unit.generation,
                 "circuits": unit.circuits(),
             }
@@ -254,7 +258,7 @@ class Backend:
     def glossary_of(self, unit: ServingUnit) -> Glossary:
         """The entries of the glossary that reference ``unit``'s items."""
         schema = unit.schema()
-        return glossary_for(self.glossary, schema) if schema is not None else self.glossary
+        return self.glossary.narrowed_to(schema) if schema is not None else self.glossary
 
     # -- snapshots ------------------------------------------------------------------------
 
@@ -279,28 +283,13 @@ class Backend:
     # -- feedback -------------------------------------------------------------------------
 
     def record_usage(self, query_id: str, ids: Sequence[str]) -> tuple[bool, list[str], bool]:
-        """Persist a usage report; returns (recorded, unknown ids, learned by the ranking)."""
-        known, unknown = [], []
-        for doc_id in dict.fromkeys(ids):
-            if any(u.index is not None and u.index.get(doc_id) for u in self.units):
-                known.append(doc_id)
-            else:
-                unknown.append(doc_id)
+        """Persist a usage report (its question is the one :attr:`recent` remembers for
+        ``query_id``); returns (recorded, unknown ids, learned by the ranking)."""
+        known, unknown = known_ids(self.units, ids)
         if not known:
             return False, unknown, False
         event = self.feedback.record(query_id, known)
-        learned = self._learn(event.query, known)
-        return True, unknown, learned
-
-    def _learn(self, query: str | None, ids: Sequence[str]) -> bool:
-        if not query:
-            return False
-        learned = False
-        for unit in self.units:
-            index = unit.index
-            if index is not None:
-                learned |= index.record_usage(ids, query=query)
-        return learned
+        return True, unknown, learn(self.units, event.query, known)
 
     def _replay_feedback(self) -> None:
         """Feed stored usage events back to the ranking after a (re)start."""
@@ -309,6 +298,6 @@ class Backend:
         except OSError as exc:
             logger.warning("could not read the feedback file: %s", exc)
             return
-        learned = sum(self._learn(e.query, e.selected_ids) for e in events)
+        learned = sum(learn(self.units, e.query, e.selected_ids) for e in events)
         if events:
             logger.info("replayed %d usage events (%d learned)", len(events), learned)

@@ -14,9 +14,9 @@ from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 
 from schemaseek.errors import ConfigError, EmbeddingError, GlossaryError, SourceError
+from schemaseek.federation import NoEngineError
 from schemaseek.pipeline import InvalidQueryError
 from schemaseek.service.cursor import CursorError
-from schemaseek.service.federation import NoEngineError
 from schemaseek.snapshots.manifest import SnapshotError
 
 __all__ = ["HTTP_CODES", "error_body", "to_connect_error"]

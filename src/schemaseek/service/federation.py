@@ -1,10 +1,6 @@
-"""One search over every serving unit: each engine answers, results merge by fused score.
-
-Every engine fuses with the same settings (RRF over the same signals), so fused scores are on
-one scale and a merge by ``(score desc, source, id)`` is fair. Pages are cut with
-:func:`schemaseek.fusion.top_k` after a keyset ``(score, key)``; each engine is asked for as
-many results as the pages served so far plus this one (and one more, to know whether another
-page exists). An engine that fails is skipped and the answer says ``degraded``.
+"""The service's page of a federated search: :func:`schemaseek.federation.federated_search`
+over the serving units, timed into a trace when one is asked for, with the GraphQL root paths
+and FK join paths the protobuf answer carries (:mod:`schemaseek.service.convert`).
 """
 
 from __future__ import annotations
@@ -13,25 +9,26 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from schemaseek.documents import DocKind, Hit
+from schemaseek.config import SearchSettings
+from schemaseek.documents import DocKind, Hit, SearchResponse
+from schemaseek.engine.units import ServingUnit
+from schemaseek.federation import Ask, Page, ask_index, federated_search
 from schemaseek.filters import SearchFilter
-from schemaseek.fusion import top_k
 from schemaseek.paths import JoinPath, RootPath, join_paths, root_path
-from schemaseek.pipeline import InvalidQueryError, Mode
+from schemaseek.pipeline import Mode
+from schemaseek.recent import RecentQueries
 from schemaseek.service.trace import Tracer, traced_search
-from schemaseek.service.units import ServingUnit
 
-__all__ = ["PageHit", "SearchPage", "federated_search", "hit_key"]
+if TYPE_CHECKING:
+    from schemaseek.index import SchemaIndex
+
+__all__ = ["PageHit", "SearchPage", "search_page"]
 
 logger = logging.getLogger(__name__)
 
 _GRAPHQL = (DocKind.GRAPHQL_ROOT_FIELD, DocKind.GRAPHQL_TYPE, DocKind.GRAPHQL_FIELD)
-
-
-class NoEngineError(Exception):
-    """No engine can serve the search (all initializing or failed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,89 +52,55 @@ class SearchPage:
     examples: list[dict[str, Any]] = field(default_factory=list)
     join_paths: list[JoinPath] = field(default_factory=list)
     took_ms: float = 0.0
+    query_id: str = ""
 
 
-def hit_key(source: str, doc_id: str) -> str:
-    """The merge and cursor key of a hit (ids are unique per source only)."""
-    return f"{source}\x1f{doc_id}"
-
-
-def federated_search(
+def search_page(
     units: Sequence[ServingUnit],
     query: str,
     *,
     limit: int,
-    served: int,
-    max_depth: int,
-    mode: Mode,
-    kinds: Sequence[str],
-    sources: Sequence[str],
-    include: Sequence[str],
-    exclude: Sequence[str],
-    after: tuple[float, str] | None,
+    mode: str,
+    search_filter: SearchFilter,
+    page: Page,
+    settings: SearchSettings,
+    recent: RecentQueries | None = None,
     tracer: Tracer | None = None,
 ) -> SearchPage:
-    """The page after ``after`` (``served`` results were served before it)."""
+    """The page of ``query`` that ``page`` starts (see :func:`federated_search`)."""
     started = time.perf_counter()
-    depth = min(served + limit + 1, max_depth)
-    search_filter = SearchFilter(
-        include=tuple(include),
-        exclude=tuple(exclude),
-        kinds=tuple(DocKind(k) for k in kinds),
-        sources=tuple(sources),
+    answer = federated_search(
+        units, query, limit=limit, mode=mode, search_filter=search_filter, page=page,
+        settings=settings, ask=_traced(tracer) if tracer is not None else ask_index,
+        recent=recent,
+    )  # fmt: skip
+    out = SearchPage(
+        hits=[PageHit(h.member, h.hit, h.key) for h in answer.hits],
+        has_more=answer.has_more,
+        degraded=answer.degraded,
+        mode=answer.mode,
+        examples=answer.examples,
+        query_id=answer.query_id,
     )
-    scores: dict[str, float] = {}
-    found: dict[str, tuple[str, Hit]] = {}
-    examples: dict[str, dict[str, Any]] = {}
-    degraded, answered, more = False, 0, False
-    effective_mode: str = mode
-    for unit in units:
-        index = unit.index
-        if index is None or (sources and not {s.name for s in index.sources} & set(sources)):
-            continue
-        try:
-            if tracer is not None:
-                response = traced_search(
-                    index, tracer, unit.name, query, limit=depth, mode=mode,
-                    search_filter=search_filter,
-                )  # fmt: skip
-            else:
-                response = index.search(
-                    query, limit=depth, mode=mode, kinds=kinds, sources=sources,
-                    include=include, exclude=exclude,
-                )  # fmt: skip
-        except InvalidQueryError:
-            raise
-        except Exception as exc:  # one broken engine never fails the search
-            logger.warning("engine %r failed a search: %s", unit.name, exc)
-            degraded = True
-            continue
-        answered += 1
-        degraded |= response.degraded
-        effective_mode = response.mode if response.mode != mode else effective_mode
-        more |= len(response.hits) >= depth and depth < max_depth
-        for hit in response.hits:
-            key = hit_key(hit.document.source, hit.id)
-            scores[key] = hit.score
-            found[key] = (unit.name, hit)
-        for example in response.examples:
-            examples.setdefault(str(example.get("question", "")), dict(example))
-    if not answered:
-        raise NoEngineError("no engine can serve searches yet")
-    ranked = top_k(scores, limit + 1, after=after)
-    page = ranked[:limit]
-    hits = [PageHit(found[k][0], found[k][1], k) for k, _ in page]
-    stop = served + len(page) >= max_depth
-    page_obj = SearchPage(
-        hits=hits,
-        has_more=(len(ranked) > limit or more) and not stop and bool(page),
-        degraded=degraded,
-        mode=effective_mode,
-        examples=list(examples.values()),
-    )
-    _add_paths(units, page_obj, tracer)
-    page_obj.took_ms = (time.perf_counter() - started) * 1000.0
-    return page_obj
+    _add_paths(units, out, tracer)
+    out.took_ms = (time.perf_counter() - started) * 1000.0
+    return out
+
+
+def _traced(tracer: Tracer) -> Ask:
+    def ask(
+        name: str,
+        index: SchemaIndex,
+        query: str,
+        depth: int,
+        mode: Mode,
+        search_filter: SearchFilter,
+    ) -> SearchResponse:
+        return traced_search(
+            index, tracer, name, query, limit=depth, mode=mode, search_filter=search_filter
+        )
+
+    return ask
 
 
 def _add_paths(units: Sequence[ServingUnit], page: SearchPage, tracer: Tracer | None) -> None:
@@ -170,15 +133,3 @@ def _add_paths(units: Sequence[ServingUnit], page: SearchPage, tracer: Tracer | 
                 logger.warning("join paths in %r failed: %s", name, exc)
     if tracer is not None:
         tracer.add("paths", start, tracer.now_ms() - start, "", {"hits": str(len(page.hits))})
-
-
-def check_query(query: str, limit: int, max_length: int, max_limit: int) -> None:
-    """The spec's input limits (before any engine is asked)."""
-    if not query.strip():
-        raise InvalidQueryError("query is empty")
-    if len(query) > max_length:
-        raise InvalidQueryError(
-            f"query is {len(query)} characters; MAX_QUERY_LENGTH is {max_length}"
-        )
-    if not 1 <= limit <= max_limit:
-        raise InvalidQueryError(f"limit must be between 1 and MAX_SEARCH_LIMIT ({max_limit})")

@@ -11,7 +11,6 @@ from prometheus_client.registry import Collector
 
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.service.backend import Backend
-from schemaseek.service.units import doc_count, vector_count
 
 __all__ = ["CONTENT_TYPE", "ServiceMetrics"]
 
@@ -47,8 +46,8 @@ class _BackendCollector(Collector):
         )
         for unit in self.backend.units:
             index = unit.index
-            documents.add_metric([unit.name], doc_count(index))
-            vectors.add_metric([unit.name], vector_count(index))
+            documents.add_metric([unit.name], index.document_count if index else 0)
+            vectors.add_metric([unit.name], index.vector_count if index else 0)
             current = unit.state
             for name in _STATES:
                 state.add_metric([unit.name, name], 1.0 if name == current else 0.0)

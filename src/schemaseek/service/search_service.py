@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -13,7 +12,9 @@ from typing import Any, TypeVar
 from connectrpc.request import RequestContext
 
 from schemaseek.documents import DocKind
-from schemaseek.pipeline import MODES, InvalidQueryError, Mode
+from schemaseek.federation import Page
+from schemaseek.filters import SearchFilter
+from schemaseek.pipeline import InvalidQueryError, validate_search
 from schemaseek.service import convert
 from schemaseek.service.backend import Backend
 from schemaseek.service.cursor import (
@@ -23,7 +24,7 @@ from schemaseek.service.cursor import (
     search_hash,
 )
 from schemaseek.service.errors import to_connect_error
-from schemaseek.service.federation import check_query, federated_search
+from schemaseek.service.federation import search_page
 from schemaseek.service.gen.schemaseek.v1 import search_pb as pb
 from schemaseek.service.gen.schemaseek.v1.search_connect import SearchService
 from schemaseek.service.trace import Tracer
@@ -108,50 +109,43 @@ def run_search(
     backend: Backend, secret: bytes, request: pb.SearchRequest, tracer: Tracer | None
 ) -> tuple[pb.SearchResponse, Tracer | None]:
     """Validate, page and answer one search request (also used by ``TraceQuery``)."""
-    max_length = backend.settings.max_query_length
-    max_limit = backend.settings.max_search_limit
     limit = request.limit or DEFAULT_LIMIT
-    check_query(request.query, limit, max_length, max_limit)
     mode = request.mode or "hybrid"
-    if mode not in MODES:
-        raise InvalidQueryError(f"mode must be one of {', '.join(MODES)}")
+    query = validate_search(request.query, limit=limit, mode=mode, settings=backend.settings)
     unknown = [k for k in request.kinds if k not in _KINDS]
     if unknown:
         raise InvalidQueryError(f"unknown kinds {unknown}; valid: {', '.join(sorted(_KINDS))}")
     include = list(request.filter.include) if request.filter else []
     exclude = list(request.filter.exclude) if request.filter else []
-    query = request.query.strip()
     digest = search_hash(query, request.sources, request.kinds, include, exclude, mode)
     cursor = decode_cursor(secret, request.cursor, digest) if request.cursor else None
-    page = federated_search(
+    served = cursor.served if cursor else 0
+    page = search_page(
         backend.units,
         query,
         limit=limit,
-        served=cursor.served if cursor else 0,
-        max_depth=max_limit,
-        mode=_mode(mode),
-        kinds=list(request.kinds),
-        sources=list(request.sources),
-        include=include,
-        exclude=exclude,
-        after=(cursor.score, cursor.id) if cursor else None,
+        mode=mode,
+        search_filter=SearchFilter(
+            include=tuple(include),
+            exclude=tuple(exclude),
+            kinds=tuple(DocKind(k) for k in request.kinds),
+            sources=tuple(request.sources),
+        ),
+        page=Page(
+            max_depth=backend.settings.max_search_limit,
+            served=served,
+            after=(cursor.score, cursor.id) if cursor else None,
+        ),
+        settings=backend.settings,
+        recent=backend.recent,
         tracer=tracer,
     )
-    query_id = uuid.uuid4().hex
-    backend.feedback.remember(query_id, query)
     next_cursor = ""
     if page.has_more and page.hits:
         last = page.hits[-1]
-        served = (cursor.served if cursor else 0) + len(page.hits)
-        next_cursor = encode_cursor(secret, Cursor(last.hit.score, last.key, served, digest))
+        cursor_out = Cursor(last.hit.score, last.key, served + len(page.hits), digest)
+        next_cursor = encode_cursor(secret, cursor_out)
     response = convert.search_response(
-        page, explain=request.explain, query_id=query_id, next_cursor=next_cursor
+        page, explain=request.explain, query_id=page.query_id, next_cursor=next_cursor
     )
     return response, tracer
-
-
-def _mode(text: str) -> Mode:
-    for mode in MODES:
-        if mode == text:
-            return mode
-    raise InvalidQueryError(f"mode must be one of {', '.join(MODES)}")

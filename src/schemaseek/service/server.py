@@ -22,6 +22,7 @@ from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.factory import breaker_config, provider_from_settings
 from schemaseek.engine import SourceEngine
+from schemaseek.engine.units import EngineUnit, ServingUnit
 from schemaseek.feedback import FeedbackStore
 from schemaseek.glossary import load_glossary
 from schemaseek.service.admin_service import AdminHandler
@@ -36,7 +37,6 @@ from schemaseek.service.metrics import ServiceMetrics
 from schemaseek.service.search_service import SearchHandler
 from schemaseek.service.settings import ServiceConfig
 from schemaseek.service.sources import ServePlan
-from schemaseek.service.units import EngineUnit, ServingUnit
 from schemaseek.shutdown import GracefulShutdown
 from schemaseek.snapshots.manager import SnapshotManager
 from schemaseek.snapshots.retention import RetentionPolicy

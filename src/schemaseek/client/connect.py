@@ -24,8 +24,8 @@ from connectrpc.code import Code
 from connectrpc.codec import proto_json_codec
 from connectrpc.errors import ConnectError
 
+from schemaseek.client.catalog_cache import CatalogCache
 from schemaseek.errors import SchemaSeekError
-from schemaseek.service.catalog_cache import CatalogCache
 from schemaseek.service.gen.schemaseek.v1 import search_pb as pb
 from schemaseek.service.gen.schemaseek.v1.admin_connect import (
     AdminServiceClient,
@@ -38,7 +38,6 @@ from schemaseek.service.gen.schemaseek.v1.search_connect import (
 
 __all__ = [
     "AsyncSchemaSeekClient",
-    "CatalogCache",
     "DeadlineExceeded",
     "InvalidArgument",
     "NotFound",
@@ -48,6 +47,7 @@ __all__ = [
     "ServiceError",
     "Unauthenticated",
     "Unavailable",
+    "search_request",
 ]
 
 DEFAULT_URL = "http://127.0.0.1:8081"
@@ -170,9 +170,24 @@ class SchemaSeekClient(_Base):
         )
         self.admin = AdminServiceClientSync(self.url, timeout_ms=timeout_ms, **self.codec_options)
 
-    def search(self, query: str, **options: Any) -> pb.SearchResponse:
-        """Search (options as :func:`search_request`); may fall back, see the module doc."""
-        request = search_request(query, **options)
+    def search(
+        self,
+        query: str,
+        *,
+        sources: Sequence[str] = (),
+        kinds: Sequence[str] = (),
+        limit: int = 10,
+        cursor: str = "",
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        mode: str = "hybrid",
+        explain: bool = False,
+    ) -> pb.SearchResponse:
+        """Search (arguments as :func:`search_request`); may fall back, see the module doc."""
+        request = search_request(
+            query, sources=sources, kinds=kinds, limit=limit, cursor=cursor, include=include,
+            exclude=exclude, mode=mode, explain=explain,
+        )  # fmt: skip
         try:
             return self._search.search(request, headers=self.headers)
         except ConnectError as exc:
@@ -239,8 +254,24 @@ class AsyncSchemaSeekClient(_Base):
         self._search = SearchServiceClient(self.url, timeout_ms=timeout_ms, **self.codec_options)
         self.admin = AdminServiceClient(self.url, timeout_ms=timeout_ms, **self.codec_options)
 
-    async def search(self, query: str, **options: Any) -> pb.SearchResponse:
-        request = search_request(query, **options)
+    async def search(
+        self,
+        query: str,
+        *,
+        sources: Sequence[str] = (),
+        kinds: Sequence[str] = (),
+        limit: int = 10,
+        cursor: str = "",
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        mode: str = "hybrid",
+        explain: bool = False,
+    ) -> pb.SearchResponse:
+        """Search (arguments as :func:`search_request`); may fall back, see the module doc."""
+        request = search_request(
+            query, sources=sources, kinds=kinds, limit=limit, cursor=cursor, include=include,
+            exclude=exclude, mode=mode, explain=explain,
+        )  # fmt: skip
         try:
             return await self._search.search(request, headers=self.headers)
         except ConnectError as exc:

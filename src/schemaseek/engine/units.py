@@ -1,7 +1,8 @@
-"""The adapter the servicers are written against: one *serving unit* per source.
+"""Serving units: one source's searchable index with its lifecycle, behind one interface.
 
-:class:`ServingUnit` is the small interface the service needs (state, index, refresh,
-glossary, snapshots, circuits). :class:`EngineUnit` adapts a lifecycle
+:class:`ServingUnit` is the small interface a long-running server needs (state, index,
+refresh, glossary, snapshots, circuits); the network service and the MCP server federate
+searches over units (:mod:`schemaseek.federation`). :class:`EngineUnit` adapts a lifecycle
 :class:`~schemaseek.engine.SourceEngine` (two-phase start, snapshot generations, circuit
 breakers); :class:`IndexUnit` adapts a plain :class:`~schemaseek.index.SchemaIndex` (rebuilt
 on refresh, no snapshots), for embedding the service around an index built elsewhere.
@@ -16,17 +17,16 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol
 
-from schemaseek.cli.snapshot_command import glossary_for
 from schemaseek.embedding.breaker import Listener
-from schemaseek.engine import EngineReport, EngineState, SourceEngine
+from schemaseek.engine.core import SourceEngine
+from schemaseek.engine.report import EngineReport, EngineState
 from schemaseek.errors import ConfigError, SchemaSeekError
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
-from schemaseek.signals.glossary import GlossaryMatcher
 from schemaseek.snapshots.manager import SnapshotManager
 from schemaseek.sources.base import SourceSchema
 
-__all__ = ["EngineUnit", "IndexUnit", "RollbackHold", "ServingUnit", "doc_count", "vector_count"]
+__all__ = ["EngineFactory", "EngineUnit", "IndexUnit", "RollbackHold", "ServingUnit"]
 
 logger = logging.getLogger(__name__)
 
@@ -93,31 +93,6 @@ class ServingUnit(Protocol):
     def destroy(self, timeout: float | None = None) -> bool: ...
 
 
-def doc_count(index: SchemaIndex | None) -> int:
-    """How many documents ``index`` serves (without materialising lazy ones)."""
-    parts = index._parts if index is not None else None
-    return len(parts.documents) if parts is not None else 0
-
-
-def vector_count(index: SchemaIndex | None) -> int:
-    """How many vectors ``index`` holds."""
-    parts = index._parts if index is not None else None
-    return len(parts.vector) if parts is not None and parts.vector is not None else 0
-
-
-def _refresh_matcher(index: SchemaIndex) -> None:
-    parts = index._parts
-    if parts is None:
-        return
-    documents = parts.documents
-    matcher = None
-    if index.glossary.entries:
-        names = {d: documents[d].name for d in documents}
-        matcher = GlossaryMatcher(index.glossary, list(documents), names)
-    with index._lock:
-        parts.matcher = matcher
-
-
 class EngineUnit:
     """A :class:`SourceEngine` behind the :class:`ServingUnit` interface."""
 
@@ -138,12 +113,12 @@ class EngineUnit:
     def _narrowing_fetch(self) -> SourceSchema:
         """Fetch, and narrow the glossary to the fetched source before the engine uses it."""
         schema = self._fetch()
-        self.engine.index.glossary = glossary_for(self.glossary, schema)
+        self.engine.index.glossary = self.glossary.narrowed_to(schema)
         return schema
 
     @property
     def index(self) -> SchemaIndex | None:
-        return self.engine.index if self.engine.index._parts is not None else None
+        return self.engine.index if self.engine.index.built else None
 
     @property
     def state(self) -> str:
@@ -186,13 +161,12 @@ class EngineUnit:
     def set_glossary(self, glossary: Glossary) -> None:
         self.glossary = glossary
         schema = self.schema()
-        self.engine.index.glossary = glossary_for(glossary, schema) if schema else glossary
+        self.engine.index.glossary = glossary.narrowed_to(schema) if schema else glossary
 
     def apply_glossary(self) -> None:
         schema = self.schema()
-        if schema is not None:
-            self.engine.index.glossary = glossary_for(self.glossary, schema)
-        _refresh_matcher(self.engine.index)
+        index = self.engine.index
+        index.reload_glossary(self.glossary.narrowed_to(schema) if schema else index.glossary)
 
     def schema(self) -> SourceSchema | None:
         sources = self.engine.index.sources
@@ -290,7 +264,7 @@ class IndexUnit:
         self._index.glossary = glossary
 
     def apply_glossary(self) -> None:
-        _refresh_matcher(self._index)
+        self._index.reload_glossary(self._index.glossary)
 
     def schema(self) -> SourceSchema | None:
         return self._index.sources[0] if len(self._index.sources) == 1 else None
