@@ -39,6 +39,10 @@ from graphql.type import (
 )
 
 REQUIRED_KEYS = {"id", "question", "gold", "gold_root_fields", "gold_types"}
+#: Keys the newer sets carry (all of them or none): the kind of question and its half.
+LABEL_KEYS = {"kind", "split"}
+KINDS = ("vocabulary_gap", "exact_name", "conceptual", "multi_type")
+SPLITS = ("dev", "test")
 
 
 def load_schema(path):
@@ -131,6 +135,7 @@ def main(argv=None):
     ids = set()
     n = 0
     reach_cache = {}
+    labelled = {}
 
     with open(args.questions, encoding="utf-8") as fh:
         for lineno, raw in enumerate(fh, 1):
@@ -147,9 +152,21 @@ def main(argv=None):
                 continue
             n += 1
             keys = set(obj)
-            if keys != REQUIRED_KEYS:
-                errors.append(f"line {lineno}: keys {sorted(keys)} != {sorted(REQUIRED_KEYS)}")
+            if keys not in (REQUIRED_KEYS, REQUIRED_KEYS | LABEL_KEYS):
+                errors.append(
+                    f"line {lineno}: keys {sorted(keys)} are neither {sorted(REQUIRED_KEYS)} "
+                    f"nor those plus {sorted(LABEL_KEYS)}"
+                )
                 continue
+            if keys & LABEL_KEYS:
+                if obj["kind"] not in KINDS:
+                    errors.append(f"line {lineno}: kind {obj['kind']!r} is not one of {KINDS}")
+                if obj["split"] not in SPLITS:
+                    errors.append(f"line {lineno}: split {obj['split']!r} is not one of {SPLITS}")
+                key = (obj["split"], obj["kind"])
+                labelled[key] = labelled.get(key, 0) + 1
+                    labelled.get((obj["split"], obj["kind"]), 0) + 1
+                )
             qid = obj["id"]
             tag = f"line {lineno} ({qid})"
             if not isinstance(qid, str) or not qid:
@@ -219,6 +236,18 @@ def main(argv=None):
                     )
                     (errors if args.strict_reach else warnings).append(msg)
 
+    if labelled:
+        total = sum(labelled.values())
+        gap = sum(v for (_, kind), v in labelled.items() if kind == "vocabulary_gap")
+        if total != n:
+            errors.append(f"{total} of {n} lines carry kind/split: all or none must")
+        if gap * 2 < total:
+            errors.append(f"only {gap} of {total} questions are vocabulary_gap (need half)")
+        for kind in KINDS:
+            dev, test = labelled.get(("dev", kind), 0), labelled.get(("test", kind), 0)
+            if abs(dev - test) > 1:
+                warnings.append(f"kind {kind}: {dev} dev vs {test} test (unbalanced halves)")
+        print("per split and kind:", dict(sorted(labelled.items())))
     for w in warnings:
         print("WARNING", w)
     for e in errors:
