@@ -165,8 +165,6 @@ def main(argv=None):
                     errors.append(f"line {lineno}: split {obj['split']!r} is not one of {SPLITS}")
                 key = (obj["split"], obj["kind"])
                 labelled[key] = labelled.get(key, 0) + 1
-                    labelled.get((obj["split"], obj["kind"]), 0) + 1
-                )
             qid = obj["id"]
             tag = f"line {lineno} ({qid})"
             if not isinstance(qid, str) or not qid:
