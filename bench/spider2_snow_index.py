@@ -36,9 +36,9 @@ from sqlalchemy.pool import StaticPool
 
 from schemaseek.index import SchemaIndex
 from schemaseek.sources.base import SourceSchema
-from schemaseek.sources.filters import TableFilter
 from schemaseek.sources.reflect import reflect_schema
 from schemaseek.sources.sql import build_sql_schema
+from schemaseek.sources.table_filters import TableFilter
 
 CATALOG = Path(__file__).resolve().parents[2] / "shared/datasets/spider2-snow/catalog.jsonl"
 PLACEHOLDER = "_columns_unpublished"

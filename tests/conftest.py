@@ -57,7 +57,8 @@ def flaky_provider(onnx_provider: OnnxEmbeddingProvider) -> FlakyProvider:
 
 
 def unit(vectors: np.ndarray) -> np.ndarray:
-    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    normalised: np.ndarray = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return normalised
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

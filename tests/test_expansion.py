@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from schemaseek.documents import DocKind, Document
+from schemaseek.documents import DocKind, Document, Edge, Relation
 from schemaseek.expansion import propagate_joins
 from schemaseek.filters import SearchFilter
 from schemaseek.graph import SchemaGraph
-from schemaseek.sources.base import Edge
 
 TABLES = ("orders", "customers", "items", "products", "regions", "audit", "other_db.log")
 
@@ -29,7 +28,7 @@ FK = [
     ("audit", "items"),
     ("other_db.log", "orders"),
 ]
-GRAPH = SchemaGraph(TABLES, [Edge(a, b, "foreignKey", {}) for a, b in FK])
+GRAPH = SchemaGraph(TABLES, [Edge(a, b, Relation.FOREIGN_KEY, {}) for a, b in FK])
 
 
 def _propagate(
@@ -81,7 +80,8 @@ def test_a_table_the_hit_references_gains_more_than_one_referencing_it() -> None
     assert notes["items"] == "joins orders by a foreign key"
     # a mutual reference counts once, at the larger share
     both = SchemaGraph(
-        ("a", "b"), [Edge("a", "b", "foreignKey", {}), Edge("b", "a", "foreignKey", {})]
+        ("a", "b"),
+        [Edge("a", "b", Relation.FOREIGN_KEY, {}), Edge("b", "a", Relation.FOREIGN_KEY, {})],
     )
     docs = {name: _table(name) for name in ("a", "b")}
     mutual = propagate_joins(

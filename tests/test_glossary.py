@@ -141,7 +141,7 @@ def test_examples_and_expansion_tokens_and_context() -> None:
         ]
     )
     matches = m.match("royalties")
-    assert m.examples(matches)[0]["query"].startswith("{ abacusContract")
+    assert str(m.examples(matches)[0]["query"]).startswith("{ abacusContract")
     assert {"abacus", "contract", "payment", "term"} <= set(m.expansion_tokens(matches))
     assert m.contexts() == {
         "Query.abacusContract": ["Royalty contracts."],

@@ -86,7 +86,7 @@ def test_the_guard_sees_every_form_of_import(tmp_path: Path) -> None:
     (package / "__init__.py").write_text("")
     (package / "engine" / "a.py").write_text(
         "from typing import TYPE_CHECKING\n"
-        "if TYPE_CHECKING:\n    from schemaseek.cli.options import Selection\n"
+        "if TYPE_CHECKING:\n    from schemaseek.cli.options import ResolvedSources\n"
         "def f():\n    from .. import service\n"
     )
     (package / "engine" / "b.py").write_text("import schemaseek.service.units\n")
@@ -94,12 +94,14 @@ def test_the_guard_sees_every_form_of_import(tmp_path: Path) -> None:
         "from schemaseek.service.gen.v1 import search_pb\nfrom schemaseek.service import convert\n"
     )
     (package / "cli" / "d.py").write_text("from schemaseek.service.server import serve\n")
-    (package / "service" / "e.py").write_text("from schemaseek.cli.options import Selection\n")
+    (package / "service" / "e.py").write_text(
+        "from schemaseek.cli.options import ResolvedSources\n"
+    )
     assert _violations(tmp_path) == [
         "schemaseek/cli/d.py:1 imports schemaseek.service.server.serve",
         "schemaseek/client/c.py:2 imports schemaseek.service.convert",
-        "schemaseek/engine/a.py:3 imports schemaseek.cli.options.Selection",
+        "schemaseek/engine/a.py:3 imports schemaseek.cli.options.ResolvedSources",
         "schemaseek/engine/a.py:5 imports schemaseek.service",
         "schemaseek/engine/b.py:1 imports schemaseek.service.units",
-        "schemaseek/service/e.py:1 imports schemaseek.cli.options.Selection",
+        "schemaseek/service/e.py:1 imports schemaseek.cli.options.ResolvedSources",
     ]

@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 from graphql import build_schema, parse, validate
 
+from schemaseek.documents import Edge, Relation
 from schemaseek.graph import SchemaGraph
 from schemaseek.index import SchemaIndex
 from schemaseek.paths import join_paths, relationships, root_path, selection_skeleton
-from schemaseek.sources.base import Edge
 from schemaseek.sources.demo import demo_sources
 from schemaseek.sources.graphql import from_schema
 
@@ -25,7 +25,7 @@ def demo() -> SchemaIndex:
 
 def fk(source: str, target: str, cols: list[str], refs: list[str], inferred: bool = False) -> Edge:
     data = {"columns": cols, "ref_columns": refs, "inferred": inferred, "name": None}
-    return Edge(source, target, "foreignKey", data)
+    return Edge(source, target, Relation.FOREIGN_KEY, data)
 
 
 # -- join paths ------------------------------------------------------------------------------
@@ -85,7 +85,7 @@ def test_endpoints_are_capped_at_four_and_pairs_follow_the_given_order() -> None
 
 
 def test_no_edge_no_path_and_only_foreign_keys_count() -> None:
-    edges = [Edge("a", "b", "returns"), Edge("a", "b", "hasField", {"field": "x"})]
+    edges = [Edge("a", "b", Relation.RETURNS), Edge("a", "b", Relation.HAS_FIELD, {"field": "x"})]
     assert join_paths(edges, ["a", "b"]) == []
     assert join_paths([], ["a", "b"]) == []
 
@@ -98,7 +98,7 @@ def test_inferred_edges_are_flagged() -> None:
 
 
 def test_result_does_not_depend_on_edge_order(demo: SchemaIndex) -> None:
-    edges = [e for e in demo.graph.digraph.edges() if e.relation == "foreignKey"]
+    edges = [e for e in demo.graph.digraph.edges() if e.relation == Relation.FOREIGN_KEY]
     tables = ["royalty_payment", "dsp_partner", "prd_master", "abacus_contract"]
     expected = [p.to_dict() for p in join_paths(edges, tables)]
     for seed in range(3):

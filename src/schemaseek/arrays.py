@@ -8,9 +8,9 @@
   large document sets load lazily.
 
 The module depends on no other layer: the signals persist themselves with it
-(:mod:`schemaseek.signals.files`), and :mod:`schemaseek.snapshots.arrays` re-exports it. Its
-error, :class:`FileFormatError`, is a :class:`~schemaseek.errors.SnapshotError`, so a loader
-that meets a malformed file (:meth:`SnapshotManager.load
+(:mod:`schemaseek.signals.files`), and so do the snapshots' documents. Its error,
+:class:`FileFormatError`, is a :class:`~schemaseek.errors.SnapshotError`, so a loader that
+meets a malformed file (:meth:`SnapshotManager.load
 <schemaseek.snapshots.manager.SnapshotManager.load>`) tries an older generation.
 """
 

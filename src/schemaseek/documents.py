@@ -85,20 +85,51 @@ class Document:
         return digest
 
 
+class Relation(StrEnum):
+    """What an :class:`Edge` says about its two ids (the value is what files and APIs show)."""
+
+    RETURNS = "returns"
+    """GraphQL: a root field or field → the named type it returns."""
+    HAS_FIELD = "hasField"
+    """GraphQL: a non-root type → the named type of one of its fields."""
+    MEMBER = "member"
+    """GraphQL: a non-root type → one of its field documents."""
+    IMPLEMENTS = "implements"
+    """GraphQL: an object or interface type → an interface it implements."""
+    UNION_MEMBER = "unionMember"
+    """GraphQL: a union → one of its member types."""
+    FOREIGN_KEY = "foreignKey"
+    """SQL: the referencing table → the referenced table."""
+
+    @classmethod
+    def parse(cls, value: str) -> Relation:
+        """The relation named ``value``; ``ValueError`` naming the known ones otherwise."""
+        try:
+            return cls(value)
+        except ValueError:
+            known = ", ".join(r.value for r in cls)
+            raise ValueError(f"unknown edge relation {value!r}; known: {known}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class Edge:
     """A directed relationship between two document ids.
 
-    ``relation`` names it: GraphQL ``returns`` (root field → type), ``hasField`` (type → the
-    type of one of its fields), ``member`` (type → one of its field documents); SQL
-    ``foreignKey`` (referencing table → referenced table). ``data`` carries what a join needs
-    (``columns``, ``ref_columns``, ``inferred``) or the GraphQL field name.
+    ``relation`` names it (:class:`Relation`); a plain string such as ``"foreignKey"`` (what
+    snapshot files hold) is turned into the enum member, an unknown one raises ``ValueError``.
+    ``data`` carries what a join needs (``columns``, ``ref_columns``, ``inferred``) or the
+    GraphQL field name.
     """
 
     source: str
     target: str
-    relation: str
+    relation: Relation
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if type(self.relation) is not Relation:
+            # frozen: the one place the value is normalised, before anyone can see it
+            object.__setattr__(self, "relation", Relation.parse(self.relation))
 
 
 @dataclass(frozen=True, slots=True)

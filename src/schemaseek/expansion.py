@@ -7,11 +7,11 @@ inferred) foreign keys; column mapping reads a facet document's member columns.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from schemaseek.documents import DocKind, Document
+from schemaseek.documents import DocKind, Document, Relation
 from schemaseek.filters import SearchFilter
 from schemaseek.graph import SchemaGraph
+from schemaseek.sources.records import ColumnRecord, facet_data, table_data
 from schemaseek.text import tokenize
 
 Ranked = list[tuple[str, float]]
@@ -50,7 +50,7 @@ def propagate_joins(
     votes: dict[str, dict[str, float]] = {}
     for anchor, score in ranked[:anchors]:
         for other, relation, direction in graph.neighbors(anchor):
-            if relation != "foreignKey" or other == anchor:
+            if relation != Relation.FOREIGN_KEY or other == anchor:
                 continue
             doc = documents.get(other)
             if doc is None or not search_filter.allows(doc):
@@ -85,7 +85,7 @@ def expand_columns(
             continue
         card = documents.get(facet.target)
         described = _column_details(card)
-        members: list[str] = list(facet.data["columns"])
+        members: list[str] = list(facet_data(facet)["columns"])
         members.sort(key=lambda c: -len(words.intersection(tokenize(c))))
         for position, column in enumerate(members):
             column_id = f"{facet.target}.{column}"
@@ -93,24 +93,28 @@ def expand_columns(
                 continue
             # keep the facet's order among its columns without passing the next facet
             scores[column_id] = score * (1.0 - 1e-6 * position)
-            detail = described.get(column, {})
+            detail = described.get(column)
+            description = detail.get("description") if detail else None
+            type_ = detail.get("type") if detail else None
             made[column_id] = Document(
                 id=column_id,
                 kind=DocKind.SQL_COLUMN,
                 source=facet.source,
                 name=column,
-                description=str(detail.get("description") or ""),
-                members=(str(detail.get("type") or ""),),
+                description=str(description or ""),
+                members=(str(type_ or ""),),
                 target=facet.target,
-                data={"table": facet.target, "facet": facet.data.get("facet"), **detail},
+                data={"table": facet.target, "facet": facet.data.get("facet"), **(detail or {})},
             )
     return scores, made
 
 
-def _column_details(card: Document | None) -> dict[str, dict[str, Any]]:
+def _column_details(card: Document | None) -> dict[str, ColumnRecord]:
+    """The table card's columns by name (none when the card keeps no column details)."""
     if card is None:
         return {}
-    return {str(c.get("name")): c for c in card.data.get("columns", []) if isinstance(c, dict)}
+    columns = table_data(card).get("columns") or []
+    return {str(c.get("name")): c for c in columns if isinstance(c, dict)}
 
 
 def favour_leading_source(

@@ -1,7 +1,7 @@
 """The relationship graph over document ids, used by augmentation, graph signals and join paths.
 
 :class:`SchemaGraph` wraps a rustworkx ``PyDiGraph`` whose node payloads are document ids and
-whose edge payloads are the source :class:`~schemaseek.sources.base.Edge` objects. Edges whose
+whose edge payloads are the source :class:`~schemaseek.documents.Edge` objects. Edges whose
 endpoints are not known ids are skipped, and so are self-loops (a table referencing itself adds
 nothing to neighbours or paths). Several edges between the same pair are kept (two foreign
 keys from ``fx_rate`` to ``currency`` are two join options).
@@ -13,11 +13,11 @@ from collections.abc import Iterable
 
 import rustworkx as rx
 
-from schemaseek.sources.base import Edge
+from schemaseek.documents import Edge, Relation
 
 __all__ = ["Neighbor", "SchemaGraph"]
 
-Neighbor = tuple[str, str, str]
+Neighbor = tuple[str, Relation, str]
 """(neighbour id, relation, direction): ``"out"`` when the edge leaves the asked node."""
 
 

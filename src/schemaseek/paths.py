@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import graphql as gql
 
-from schemaseek.documents import DocKind, Document
+from schemaseek.documents import DocKind, Document, Edge, Relation
 from schemaseek.graph import SchemaGraph
-from schemaseek.sources.base import Edge
+from schemaseek.sources.records import GraphQLFieldData, graphql_field_data
 
 if TYPE_CHECKING:
     from schemaseek.index import SchemaIndex
@@ -69,7 +69,7 @@ def _fk_adjacency(graph_or_edges: SchemaGraph | Iterable[Edge]) -> _Adjacency:
     if isinstance(graph_or_edges, SchemaGraph):
         graph_or_edges = graph_or_edges.digraph.edges()
     for edge in graph_or_edges:
-        if edge.relation == "foreignKey" and edge.source != edge.target:
+        if edge.relation == Relation.FOREIGN_KEY and edge.source != edge.target:
             adjacency.setdefault(edge.source, []).append((edge.target, edge))
             adjacency.setdefault(edge.target, []).append((edge.source, edge))
     for hops in adjacency.values():
@@ -175,26 +175,29 @@ def _field_graph(graph: SchemaGraph, documents: Mapping[str, Document] | None) -
     returns: dict[str, str] = {}
     parent: dict[str, str] = {}
     for _, _, edge in graph.digraph.weighted_edge_list():
-        if edge.relation == "returns":
+        if edge.relation == Relation.RETURNS:
             returns[edge.source] = edge.target
-        elif edge.relation == "member":
+        elif edge.relation == Relation.MEMBER:
             parent[edge.target] = edge.source
     for item in (documents or {}).values():  # fields returning built-in scalars have no edge
-        if item.kind in _GRAPHQL_KINDS[::2] and not item.data.get("input"):  # root + plain fields
-            returns.setdefault(item.id, item.data["named_type"])
+        if item.kind in _GRAPHQL_KINDS[::2]:  # root + plain fields
+            item_data = graphql_field_data(item)
+            if not item_data.get("input"):
+                returns.setdefault(item.id, item_data["named_type"])
     built = _FieldGraph({}, {}, {}, {}, {})
     for field_id, target in sorted(returns.items()):
         doc = documents.get(field_id) if documents is not None else None
-        data = doc.data if doc is not None else {}
-        owner = parent.get(field_id) or data.get("parent") or field_id.rpartition(".")[0]
-        args = tuple((a["name"], a["type"]) for a in data.get("args", ()) if a["required"])
+        data: GraphQLFieldData | None = graphql_field_data(doc) if doc is not None else None
+        owner = parent.get(field_id) or (data and data.get("parent")) or field_id.rpartition(".")[0]
+        listed = data.get("args", ()) if data is not None else ()
+        args = tuple((a["name"], a["type"]) for a in listed if a["required"])
         name = doc.name if doc is not None else field_id[len(owner) + 1 :]
         built.fields[field_id] = PathStep(field_id, name, owner, target, args)
         built.into.setdefault(target, []).append(field_id)
         if field_id in parent:
             built.out.setdefault(owner, []).append(field_id)
         elif doc is None or doc.kind is DocKind.GRAPHQL_ROOT_FIELD:
-            built.roots[field_id] = str(data.get("operation") or "query")
+            built.roots[field_id] = str((data and data.get("operation")) or "query")
     _FIELD_GRAPHS[graph] = built
     return built
 
@@ -270,7 +273,7 @@ def root_path(
 
 
 @dataclass(frozen=True, slots=True)
-class Selection:
+class SelectionSkeleton:
     """A validated GraphQL operation (``query``), or ``errors`` saying why there is none."""
 
     target: str
@@ -315,7 +318,7 @@ def _leaf_selection(schema: gql.GraphQLSchema, type_name: str, limit: int) -> st
 
 def selection_skeleton(
     index: SchemaIndex, doc_id: str, *, max_scalars: int = 5, prefer: Sequence[str] = ()
-) -> Selection:
+) -> SelectionSkeleton:
     """A GraphQL operation from a root field down to ``doc_id``, validated against the schema.
 
     Required arguments become variables named after them (``$id``, then ``$id2`` on a clash);
@@ -323,14 +326,16 @@ def selection_skeleton(
     """
     doc = index.get(doc_id)
     if doc is None or doc.kind not in _GRAPHQL_KINDS:
-        return Selection(doc_id, None, {}, None, (f"{doc_id!r} is not a GraphQL type or field",))
+        return SelectionSkeleton(
+            doc_id, None, {}, None, (f"{doc_id!r} is not a GraphQL type or field",)
+        )
     path = root_path(index, doc_id, prefer=prefer)
     if path is None:
-        return Selection(doc_id, None, {}, None, (f"no root field leads to {doc_id}",))
+        return SelectionSkeleton(doc_id, None, {}, None, (f"no root field leads to {doc_id}",))
     source = next((s for s in index.sources if s.name == doc.source), None)
     sdl = source.raw.get("sdl") if source is not None else None
     if not sdl:
-        return Selection(doc_id, None, {}, path, (f"source {doc.source!r} keeps no SDL",))
+        return SelectionSkeleton(doc_id, None, {}, path, (f"source {doc.source!r} keeps no SDL",))
     schema = schema_from_sdl(sdl)
     variables: dict[str, str] = {}
     opened = []
@@ -346,4 +351,4 @@ def selection_skeleton(
     header = ", ".join(f"${n}: {t}" for n, t in variables.items())
     text = f"{path.operation}{f' ({header})' if header else ''} {{ {body} }}"
     errors = tuple(e.message for e in gql.validate(schema, gql.parse(text)))
-    return Selection(doc_id, None if errors else text, variables, path, errors)
+    return SelectionSkeleton(doc_id, None if errors else text, variables, path, errors)

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from schemaseek.documents import DocKind, Document
+from schemaseek.documents import DocKind, Document, Edge
 from schemaseek.embedding.base import ProgressCallback, Vectors
-from schemaseek.sources.base import Edge, SourceSchema, stable_hash
+from schemaseek.sources.base import SourceSchema, stable_hash
 
 
 class HashProvider:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -40,7 +41,7 @@ def database(path: Path, script: str) -> str:
     return f"sqlite:///{path}"
 
 
-def index(url: str, snapshots: Path) -> list[dict[str, object]]:
+def index(url: str, snapshots: Path) -> list[dict[str, Any]]:
     result = runner.invoke(
         app, ["index", "--database-url", url, "--snapshot-dir", str(snapshots), "--json"]
     )

@@ -11,8 +11,8 @@ from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.feedback import FeedbackStore
 from schemaseek.index import SchemaIndex
+from schemaseek.mcp.budget import TokenCounter, allocate, linear_shares
 from schemaseek.mcp.coverage import coverage_search
-from schemaseek.mcp.tokens import TokenCounter, allocate, linear_shares
 from schemaseek.mcp.tools import SchemaTools, ToolInputError, entry_order
 from schemaseek.sources.demo import demo_glossary, demo_questions, demo_sources
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from schemaseek.config import SearchSettings
-from tests.helpers.datasets import needs_dataset
-from tests.quality.gate import DATASETS, RUNS, measure, shortfalls, thresholds
+from tests.helpers.datasets import DATASETS, needs_dataset
+from tests.quality.gate import RUNS, measure, shortfalls, thresholds
 
 pytestmark = [
     pytest.mark.slow,

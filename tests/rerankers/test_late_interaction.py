@@ -89,7 +89,8 @@ def test_maxsim_equals_brute_force(query_tokens: int) -> None:
 
     def unit(n: int) -> Matrix:
         m = rng.normal(size=(n, 16)).astype(np.float32)
-        return m / np.linalg.norm(m, axis=1, keepdims=True)
+        normalised: Matrix = m / np.linalg.norm(m, axis=1, keepdims=True)
+        return normalised
 
     query = unit(query_tokens)
     documents = [unit(7), unit(0), unit(1), unit(150), unit(12)]

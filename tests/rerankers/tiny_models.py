@@ -120,7 +120,8 @@ def build_model(
     ids = helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["n", "t"])
     mask = helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["n", "t"])
     inputs = [ids, mask]
-    shape = {"n": ["n"], "n1": ["n", 1], "n2": ["n", 2]}[output]
+    shapes: dict[str, list[str | int | None]] = {"n": ["n"], "n1": ["n", 1], "n2": ["n", 2]}
+    shape = shapes[output]
     logits = helper.make_tensor_value_info("logits", TensorProto.FLOAT, shape)
     init = [
         numpy_helper.from_array(weights.words, "words"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -74,7 +75,7 @@ def test_grpc_codes(demo_server: ServerProcess, grpc_modules: dict[str, ModuleTy
     auth = [("authorization", f"Bearer {SEARCH_TOKEN}")]
     with grpc.insecure_channel(f"127.0.0.1:{demo_server.port}") as channel:
         stub, admin = pb_grpc.SearchServiceStub(channel), admin_grpc.AdminServiceStub(channel)
-        cases = [
+        cases: list[tuple[Callable[[], object], str]] = [
             (lambda: stub.Search(pb.SearchRequest(query=QUESTION), timeout=5), "UNAUTHENTICATED"),
             (
                 lambda: admin.GetEngines(admin_pb.GetEnginesRequest(), timeout=5, metadata=auth),

@@ -11,7 +11,7 @@ import grpc
 import httpx
 import pytest
 
-from schemaseek.client import AsyncSchemaSeekClient, CatalogCache, SchemaSeekClient
+from schemaseek.client import AsyncSchemaSeekClient, OfflineSchemaCache, SchemaSeekClient
 from tests.service.harness import ADMIN_TOKEN, SEARCH, SEARCH_TOKEN, ServerProcess
 
 QUESTION = "royalty payments for Sony"
@@ -85,7 +85,7 @@ async def test_async_client(demo_server: ServerProcess) -> None:
 def test_fallback_answers_from_the_cached_catalog(
     demo_server: ServerProcess, tmp_path: Any
 ) -> None:
-    cache = CatalogCache(tmp_path / "catalog", ["music_api", "music_db"])
+    cache = OfflineSchemaCache(tmp_path / "catalog", ["music_api", "music_db"])
     with SchemaSeekClient(demo_server.url, token=SEARCH_TOKEN, fallback=cache) as client:
         assert client.sync_catalog() == 2
         assert client.sync_catalog() == 0

@@ -8,12 +8,11 @@ import pytest
 from graphql import build_schema
 
 from schemaseek.config import SearchSettings
-from schemaseek.documents import DocKind, Document
+from schemaseek.documents import DocKind, Document, Edge, Relation
 from schemaseek.graph import SchemaGraph
 from schemaseek.index import SchemaIndex
 from schemaseek.signals.graph import GraphSignals
 from schemaseek.signals.weak_hits import weak_hit_threshold
-from schemaseek.sources.base import Edge
 from schemaseek.sources.graphql import from_schema
 
 
@@ -24,7 +23,9 @@ def table(name: str, columns: int = 1) -> Document:
 
 # a - b - c - d, plus e - b: b is the hub and the bridge
 DOCS = {d.id: d for d in [table("a", 2), table("b", 8), table("c", 1), table("d", 4), table("e")]}
-EDGES = [Edge(x, y, "foreignKey") for x, y in [("a", "b"), ("b", "c"), ("c", "d"), ("e", "b")]]
+EDGES = [
+    Edge(x, y, Relation.FOREIGN_KEY) for x, y in [("a", "b"), ("b", "c"), ("c", "d"), ("e", "b")]
+]
 
 
 @pytest.fixture()

@@ -152,8 +152,8 @@ def test_vector_exact_round_trip_with_tombstones() -> None:
     assert set(restored) == set(original) and restored.tombstones == 2
     queries = _vectors(8, seed=3)
     assert _vector_results(restored, queries) == _vector_results(original, queries)
-    vector = restored.vector("v3")
-    assert vector is not None and np.array_equal(vector, original.vector("v3"))
+    vector, expected = restored.vector("v3"), original.vector("v3")
+    assert vector is not None and expected is not None and np.array_equal(vector, expected)
     # the restored store is read-only bytes: the first add copies it
     for index in (original, restored):
         index.add(["new"], _vectors(1, seed=4))

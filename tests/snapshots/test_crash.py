@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,7 @@ PAUSE_S = 0.05
 
 def run_child(
     root: Path, variant: str, kill_at: int | None = None, kill_after_s: float | None = None
-) -> dict:
+) -> dict[str, Any]:
     """Run the child; kill it at step ``kill_at`` (or after ``kill_after_s``). Returns what it
     printed: ``pre`` (its served results), ``steps`` seen, ``killed_after`` (the step text)."""
     child = subprocess.Popen(
@@ -39,7 +40,7 @@ def run_child(
         env={**os.environ, "PYTHONHASHSEED": "0"},
     )
     assert child.stdout is not None
-    seen: dict = {"pre": None, "steps": [], "killed_after": None, "done": None}
+    seen: dict[str, Any] = {"pre": None, "steps": [], "killed_after": None, "done": None}
     deadline = time.monotonic() + 120
     started = time.monotonic()
     for line in child.stdout:

@@ -8,11 +8,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schemaseek.config import SearchSettings
-from schemaseek.documents import DocKind, Document
+from schemaseek.documents import DocKind, Document, Edge, Relation
 from schemaseek.engine import SourceEngine
 from schemaseek.snapshots.manager import SnapshotManager
 from schemaseek.snapshots.memory import MemoryStore
-from schemaseek.sources.base import Edge
+from schemaseek.sources.base import SourceSchema
 from tests.engine.fakes import WORDS, HashProvider, schema_of
 
 word = st.sampled_from(WORDS)
@@ -47,7 +47,7 @@ QUERIES = ["customer order", "payment", "db.customer", "album release label", "t
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(docs=documents(), graph=st.booleans())
 def test_save_load_round_trip_and_congruence(docs: list[Document], graph: bool) -> None:
-    edges = [Edge(docs[0].id, d.id, "foreignKey", {"columns": ["x"]}) for d in docs[1:3]]
+    edges = [Edge(docs[0].id, d.id, Relation.FOREIGN_KEY, {"columns": ["x"]}) for d in docs[1:3]]
     schema = schema_of("shop", docs, edges)
     # a tiny exact threshold puts the HNSW graph (saved in faiss's format) on the path
     search_settings = SearchSettings(exact_threshold=4 if graph else 10_000)
@@ -59,13 +59,13 @@ def test_save_load_round_trip_and_congruence(docs: list[Document], graph: bool) 
     original.init(wait=True)
     assert original.generation is not None
 
-    def down() -> None:
+    def down() -> SourceSchema:
         raise OSError("offline")
 
     provider = HashProvider()
     restored = SourceEngine(
         "shop", down, provider=provider, settings=search_settings, snapshots=SnapshotManager(store)
-    )  # type: ignore[arg-type]
+    )
     restored.init(wait=True)
     assert restored.generation == original.generation and provider.embed_calls == 0
 

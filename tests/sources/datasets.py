@@ -92,7 +92,10 @@ def create_statements(
 ) -> list[str]:
     """DDL for ``rows``: one namespace per ``namespace(row)`` (a schema, or a MariaDB database),
     tables with typed columns and comments, unique keys on referenced columns, foreign keys."""
-    q = lambda name: _quote(name, dialect)  # noqa: E731
+
+    def q(name: str) -> str:
+        return _quote(name, dialect)
+
     by_fqn = {row["fqn"]: row for row in rows}
     keyed: dict[str, set[str]] = {}
     referenced: dict[str, set[tuple[str, ...]]] = {}

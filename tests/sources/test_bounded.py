@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from schemaseek.documents import DocKind
-from schemaseek.sources.base import Edge
+from schemaseek.documents import DocKind, Edge, Relation
 from schemaseek.sources.bounded import (
     CHUNK,
     FACETS,
@@ -15,6 +12,8 @@ from schemaseek.sources.bounded import (
     classify_column,
     table_documents,
 )
+from schemaseek.sources.records import ColumnRecord, TableRecord
+from tests.helpers.records import table_record
 
 
 @pytest.mark.parametrize(
@@ -49,14 +48,14 @@ def test_key_columns_are_identifiers_whatever_their_name() -> None:
     assert classify_column("owner", "TEXT", key=True) == "identifiers"
 
 
-def wide_table(columns: int = 300) -> dict[str, Any]:
+def wide_table(columns: int = 300) -> TableRecord:
     kinds = ["NUMBER", "NUMBER", "TEXT", "DATE", "VARIANT", "BOOLEAN"]
-    cols = [
+    cols: list[ColumnRecord] = [
         {"name": f"c{i}", "type": kinds[i % len(kinds)], "description": f"column {i}"}
         for i in range(columns)
     ]
     cols[0] = {"name": "wide_id", "type": "NUMBER", "description": "key"}
-    return {"id": "DB.S.WIDE", "name": "WIDE", "description": "A wide table.", "columns": cols}
+    return table_record("DB.S.WIDE", description="A wide table.", columns=cols)
 
 
 def test_300_columns_yield_a_handful_of_documents() -> None:
@@ -82,20 +81,20 @@ def test_300_columns_yield_a_handful_of_documents() -> None:
 
 def test_relationships_list_one_hop_keys_both_ways() -> None:
     tables = [
-        {"id": "s.orders", "name": "orders", "columns": [{"name": "customer_id"}]},
-        {"id": "s.customers", "name": "customers", "columns": [{"name": "customer_id"}]},
-        {"id": "s.notes", "name": "notes", "columns": [{"name": "body", "type": "TEXT"}]},
+        table_record("s.orders", columns=["customer_id"]),
+        table_record("s.customers", columns=["customer_id"]),
+        table_record("s.notes", columns=[{"name": "body", "type": "TEXT"}]),
     ]
     declared = Edge(
         "s.orders",
         "s.customers",
-        "foreignKey",
+        Relation.FOREIGN_KEY,
         {"columns": ["customer_id"], "ref_columns": ["customer_id"], "inferred": False},
     )
     guessed = Edge(
         "s.notes",
         "s.orders",
-        "foreignKey",
+        Relation.FOREIGN_KEY,
         {"columns": ["order_id"], "ref_columns": ["id"], "inferred": True},
     )
     docs = {d.id: d for d in bounded_documents(tables, "shop", [declared, guessed])}
@@ -114,5 +113,5 @@ def test_relationships_list_one_hop_keys_both_ways() -> None:
 
 
 def test_table_without_keys_or_columns() -> None:
-    docs = table_documents({"id": "t", "name": "t", "columns": []}, "x")
+    docs = table_documents(table_record("t"), "x")
     assert [d.id for d in docs] == ["t"] and docs[0].members == ()

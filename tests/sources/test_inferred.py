@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from schemaseek.documents import Relation
 from schemaseek.sources.inferred import infer_foreign_keys, reference_name
+from schemaseek.sources.records import TableRecord
+from tests.helpers.records import table_record
 
 
-def table(fqn: str, *columns: str, pk: tuple[str, ...] = ()) -> dict[str, Any]:
+def table(fqn: str, *columns: str, pk: tuple[str, ...] = ()) -> TableRecord:
     database, schema, name = fqn.split(".")
-    return {
-        "id": fqn,
-        "name": name,
-        "schema": schema,
-        "database": database,
-        "columns": [{"name": c} for c in columns],
-        "primary_key": list(pk),
-        "foreign_keys": [],
-    }
+    return table_record(
+        fqn, name, schema=schema, database=database, columns=columns, primary_key=pk
+    )
 
 
-def pairs(tables: list[dict[str, Any]]) -> set[tuple[str, str, str, str]]:
+def pairs(tables: list[TableRecord]) -> set[tuple[str, str, str, str]]:
     return {
         (e.source, e.data["columns"][0], e.target, e.data["ref_columns"][0])
         for e in infer_foreign_keys(tables)
@@ -54,7 +49,7 @@ def test_forms_x_plural_dim_fact() -> None:
         ("D.S.SALES", "STORE_ID", "D.S.FACT_STORE", "STORE_KEY"),
     }
     edge = infer_foreign_keys(tables)[0]
-    assert edge.relation == "foreignKey" and edge.data["inferred"] is True
+    assert edge.relation is Relation.FOREIGN_KEY and edge.data["inferred"] is True
     assert edge.data["rule"] == "X in same schema"
 
 
@@ -88,17 +83,25 @@ def test_scope_same_schema_then_database_then_unique_anywhere() -> None:
 
 def test_declared_keys_come_first_and_targets_need_a_column() -> None:
     orders = table("D.S.ORDERS", "CUSTOMER_ID", "REGION_ID")
-    orders["foreign_keys"] = [{"columns": ["CUSTOMER_ID"], "ref_table": "D.S.CLIENT"}]
+    orders["foreign_keys"] = [
+        {
+            "name": None,
+            "columns": ["CUSTOMER_ID"],
+            "ref_table": "D.S.CLIENT",
+            "ref_name": "CLIENT",
+            "ref_columns": ["CLIENT_ID"],
+        }
+    ]
     tables = [orders, table("D.S.CUSTOMER", "CUSTOMER_ID"), table("D.S.REGION", "NAME")]
     assert pairs(tables) == set()  # declared column skipped; REGION has no joinable column
 
 
 def test_camel_case_glued_and_plural() -> None:
     tables = [
-        {"id": "t.yearmonth", "name": "yearmonth", "columns": [{"name": "CustomerID"}]},
-        {"id": "t.customers", "name": "customers", "columns": [{"name": "CustomerID"}]},
-        {"id": "A.PRODUCT", "name": "PRODUCT", "columns": [{"name": "productid"}]},
-        {"id": "A.REVIEW", "name": "REVIEW", "columns": [{"name": "productid"}, {"name": "valid"}]},
+        table_record("t.yearmonth", columns=["CustomerID"]),
+        table_record("t.customers", columns=["CustomerID"]),
+        table_record("A.PRODUCT", columns=["productid"]),
+        table_record("A.REVIEW", columns=["productid", "valid"]),
     ]
     assert pairs(tables) == {
         ("t.yearmonth", "CustomerID", "t.customers", "CustomerID"),

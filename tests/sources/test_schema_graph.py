@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from schemaseek.documents import Edge, Relation
 from schemaseek.graph import SchemaGraph
-from schemaseek.sources.base import Edge
 from schemaseek.sources.graphql import load_sdl
 
 IDS = ["Query.artist", "Artist", "Album", "Label", "Genre", "Orphan"]
 EDGES = [
-    Edge("Query.artist", "Artist", "returns"),
-    Edge("Artist", "Album", "hasField", {"field": "albums"}),
-    Edge("Album", "Label", "hasField", {"field": "label"}),
-    Edge("Artist", "Genre", "hasField", {"field": "genre"}),
-    Edge("Artist", "Artist", "hasField"),  # self-loop: skipped
-    Edge("Artist", "Nowhere", "hasField"),  # unknown endpoint: skipped
-    Edge("Album", "Label", "foreignKey", {"columns": ["label_id"]}),
-    Edge("Album", "Label", "foreignKey", {"columns": ["distributor_id"]}),
+    Edge("Query.artist", "Artist", Relation.RETURNS),
+    Edge("Artist", "Album", Relation.HAS_FIELD, {"field": "albums"}),
+    Edge("Album", "Label", Relation.HAS_FIELD, {"field": "label"}),
+    Edge("Artist", "Genre", Relation.HAS_FIELD, {"field": "genre"}),
+    Edge("Artist", "Artist", Relation.HAS_FIELD),  # self-loop: skipped
+    Edge("Artist", "Nowhere", Relation.HAS_FIELD),  # unknown endpoint: skipped
+    Edge("Album", "Label", Relation.FOREIGN_KEY, {"columns": ["label_id"]}),
+    Edge("Album", "Label", Relation.FOREIGN_KEY, {"columns": ["distributor_id"]}),
 ]
 
 

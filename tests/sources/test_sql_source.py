@@ -7,7 +7,6 @@ import sys
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import pytest
 import sqlalchemy
@@ -16,12 +15,14 @@ from sqlalchemy.pool import StaticPool
 from schemaseek.documents import DocKind, Document
 from schemaseek.errors import MissingExtraError, SourceError
 from schemaseek.sources.base import SourceSchema
+from schemaseek.sources.records import ForeignKeyRecord, TableRecord
 from schemaseek.sources.sql import (
     MAX_DESCRIBED_COLUMNS,
     foreign_key_edges,
     load_sql,
     parse_sqlite_comments,
 )
+from tests.helpers.records import table_record
 
 CUSTOMER = """CREATE TABLE customer (
     -- People and companies that buy from us.
@@ -281,13 +282,13 @@ def test_attached_schema_is_qualified(tmp_path: Path) -> None:
 def test_reference_without_schema_falls_back_to_the_only_table_of_that_name() -> None:
     from schemaseek.sources.sql import _resolve_references
 
-    def table(schema: str, name: str, refs: list[str]) -> dict[str, Any]:
-        keys = [
+    def table(schema: str, name: str, refs: list[str]) -> TableRecord:
+        keys: list[ForeignKeyRecord] = [
             {"name": None, "columns": ["x"], "ref_columns": ["x"], "ref_name": r,
              "ref_table": f"{schema}.{r}"}
             for r in refs
         ]  # fmt: skip
-        return {"id": f"{schema}.{name}", "name": name, "foreign_keys": keys}
+        return table_record(f"{schema}.{name}", name, schema=schema, foreign_keys=keys)
 
     tables = [table("sales", "orders", ["currency", "nowhere"]), table("public", "currency", [])]
     _resolve_references(tables)

@@ -9,8 +9,8 @@ import pytest
 import sqlalchemy
 
 from schemaseek.errors import ConfigError
-from schemaseek.sources.filters import DEFAULT_BLOCKLIST, TableFilter
 from schemaseek.sources.sql import load_sql
+from schemaseek.sources.table_filters import DEFAULT_BLOCKLIST, TableFilter
 
 BLOCKED = [
     "TEMP_ORDERS", "tmp", "DB.TEST.SALES", "staging_2024", "ROLLBACK1", "s.temp-copy",

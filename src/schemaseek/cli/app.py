@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -29,6 +28,7 @@ from schemaseek.cli.snapshot_command import (
     search_index,
     snapshot_app,
 )
+from schemaseek.cli.source_params import with_source_options
 from schemaseek.documents import DocKind
 from schemaseek.errors import SchemaSeekError
 from schemaseek.index import SchemaIndex
@@ -46,69 +46,7 @@ app.command(name="mcp")(mcp_command)
 app.command(name="serve")(serve_command)
 app.add_typer(snapshot_app, name="snapshot")
 
-Demo = Annotated[bool, typer.Option("--demo", help="Use the embedded music-company demo.")]
-Sdl = Annotated[Path | None, typer.Option("--sdl", help="GraphQL SDL file.", exists=True)]
-Introspection = Annotated[
-    Path | None, typer.Option("--introspection", help="GraphQL introspection JSON.", exists=True)
-]
-DatabaseUrl = Annotated[
-    str | None, typer.Option("--database-url", help="SQLAlchemy URL of a SQL database.")
-]
-SchemaOpt = Annotated[
-    list[str] | None, typer.Option("--schema", help="Database schema to index (repeatable).")
-]
-Config = Annotated[
-    Path | None, typer.Option("--config", help="schemaseek.toml with several sources.")
-]
-GraphqlUrl = Annotated[
-    str | None, typer.Option("--graphql-url", help="Live GraphQL endpoint to introspect.")
-]
-HeaderOpt = Annotated[
-    list[str] | None,
-    typer.Option("--header", help="'Name: value' for --graphql-url; value env:VAR reads VAR."),
-]
-AllowOpt = Annotated[
-    list[str] | None,
-    typer.Option("--allow", help="Only tables whose id starts so, or matches re:REGEX."),
-]
-BlockOpt = Annotated[
-    list[str] | None,
-    typer.Option("--block", help="Skip tables whose id starts so, or matches re:REGEX."),
-]
-GlossaryOpt = Annotated[Path | None, typer.Option("--glossary", help="Glossary JSON file.")]
-NoGlossary = Annotated[bool, typer.Option("--no-glossary", help="Use no glossary at all.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-
-
-def _options(
-    demo: bool,
-    sdl: Path | None,
-    introspection: Path | None,
-    database_url: str | None,
-    schema: list[str] | None,
-    config: Path | None,
-    glossary: Path | None,
-    no_glossary: bool,
-    *,
-    graphql_url: str | None = None,
-    header: list[str] | None = None,
-    allow: list[str] | None = None,
-    block: list[str] | None = None,
-) -> SourceOptions:
-    return SourceOptions(
-        graphql_url=graphql_url,
-        headers=tuple(header or ()),
-        allow=tuple(allow or ()),
-        block=tuple(block or ()),
-        demo=demo,
-        sdl=sdl,
-        introspection=introspection,
-        database_url=database_url,
-        schemas=tuple(schema or ()),
-        config=config,
-        glossary=glossary,
-        no_glossary=no_glossary,
-    )
 
 
 def _build(options: SourceOptions, progress: bool) -> tuple[SchemaIndex, str]:
@@ -122,20 +60,10 @@ def _build(options: SourceOptions, progress: bool) -> tuple[SchemaIndex, str]:
 
 
 @app.command()
+@with_source_options
 def search(
     question: Annotated[str, typer.Argument(help="The question, in business language.")],
-    demo: Demo = False,
-    sdl: Sdl = None,
-    introspection: Introspection = None,
-    database_url: DatabaseUrl = None,
-    schema: SchemaOpt = None,
-    allow: AllowOpt = None,
-    block: BlockOpt = None,
-    graphql_url: GraphqlUrl = None,
-    header: HeaderOpt = None,
-    config: Config = None,
-    glossary: GlossaryOpt = None,
-    no_glossary: NoGlossary = False,
+    sources: SourceOptions,
     limit: Annotated[int, typer.Option("--limit", "-n", help="How many results.")] = 10,
     kind: Annotated[
         list[DocKind] | None, typer.Option("--kind", help="Only these kinds (repeatable).")
@@ -151,14 +79,10 @@ def search(
     """
     if mode not in MODES:
         raise SchemaSeekError(f"--mode must be one of {', '.join(MODES)}")
-    options = _options(
-        demo, sdl, introspection, database_url, schema, config, glossary, no_glossary,
-        graphql_url=graphql_url, header=header, allow=allow, block=block,
-    )  # fmt: skip
     if snapshot_dir is not None:
-        index = search_index(resolve(options), snapshot_dir)
+        index = search_index(resolve(sources), snapshot_dir)
     else:
-        index, _label = _build(options, progress=not json_out)
+        index, _label = _build(sources, progress=not json_out)
     response = index.search(question, limit=limit, mode=mode, kinds=kind or ())
     if json_out:
         print_json(with_root_paths(index, response))
@@ -167,19 +91,9 @@ def search(
 
 
 @app.command()
+@with_source_options
 def index(
-    demo: Demo = False,
-    sdl: Sdl = None,
-    introspection: Introspection = None,
-    database_url: DatabaseUrl = None,
-    schema: SchemaOpt = None,
-    allow: AllowOpt = None,
-    block: BlockOpt = None,
-    graphql_url: GraphqlUrl = None,
-    header: HeaderOpt = None,
-    config: Config = None,
-    glossary: GlossaryOpt = None,
-    no_glossary: NoGlossary = False,
+    sources: SourceOptions,
     json_out: JsonOpt = False,
     snapshot_dir: SnapshotDirOpt = None,
 ) -> None:
@@ -188,11 +102,7 @@ def index(
 
     Example: schemaseek index --sdl schema.graphql --json
     """
-    options = _options(
-        demo, sdl, introspection, database_url, schema, config, glossary, no_glossary,
-        graphql_url=graphql_url, header=header, allow=allow, block=block,
-    )  # fmt: skip
-    selection = resolve(options)
+    selection = resolve(sources)
     if snapshot_dir is not None:
         index_with_snapshots(selection, snapshot_dir, json_out)
         return

@@ -17,33 +17,15 @@ from typing import Annotated
 import typer
 
 from schemaseek.cli.options import SourceOptions, resolve
+from schemaseek.cli.source_params import with_source_options
 from schemaseek.index import SchemaIndex
 
 logger = logging.getLogger("schemaseek.mcp")
 
 
+@with_source_options
 def mcp_command(
-    demo: Annotated[
-        bool, typer.Option("--demo", help="Use the embedded music-company demo.")
-    ] = False,
-    sdl: Annotated[
-        Path | None, typer.Option("--sdl", help="GraphQL SDL file.", exists=True)
-    ] = None,
-    introspection: Annotated[
-        Path | None,
-        typer.Option("--introspection", help="GraphQL introspection JSON.", exists=True),
-    ] = None,
-    database_url: Annotated[
-        str | None, typer.Option("--database-url", help="SQLAlchemy URL of a SQL database.")
-    ] = None,
-    schema: Annotated[
-        list[str] | None, typer.Option("--schema", help="Database schema to index (repeatable).")
-    ] = None,
-    config: Annotated[
-        Path | None, typer.Option("--config", help="schemaseek.toml with several sources.")
-    ] = None,
-    glossary: Annotated[Path | None, typer.Option("--glossary", help="Glossary JSON file.")] = None,
-    no_glossary: Annotated[bool, typer.Option("--no-glossary", help="Use no glossary.")] = False,
+    sources: SourceOptions,
     feedback: Annotated[
         Path | None,
         typer.Option("--feedback", help="Append report_usage events to this JSONL file."),
@@ -57,20 +39,10 @@ def mcp_command(
     Example: schemaseek mcp --demo   (register this command in your MCP client's configuration)
     """
     from schemaseek.feedback import FeedbackStore
-    from schemaseek.mcp.catalog import Catalog
+    from schemaseek.mcp.served import ServedIndexes
     from schemaseek.mcp.server import build_server, run_stdio
 
-    options = SourceOptions(
-        demo=demo,
-        sdl=sdl,
-        introspection=introspection,
-        database_url=database_url,
-        schemas=tuple(schema or ()),
-        config=config,
-        glossary=glossary,
-        no_glossary=no_glossary,
-    )
-    selection = resolve(options)
+    selection = resolve(sources)
     store = FeedbackStore(feedback) if feedback is not None else None
     index = SchemaIndex(selection.sources, glossary=selection.glossary, settings=selection.settings)
     ready = threading.Event()
@@ -80,7 +52,7 @@ def mcp_command(
         try:
             report = index.build()
             if store is not None:
-                Catalog.of(index).replay(store.events())
+                ServedIndexes.of(index).replay(store.events())
             degraded = " (degraded: keyword + glossary only)" if report.degraded else ""
             print(
                 f"schemaseek mcp: {report.documents} documents from {selection.label} "

@@ -33,7 +33,7 @@ class SourceOptions:
 
 
 @dataclass(frozen=True, slots=True)
-class Selection:
+class ResolvedSources:
     """Resolved sources, glossary and settings."""
 
     label: str
@@ -42,7 +42,7 @@ class Selection:
     settings: SearchSettings
 
 
-def resolve(options: SourceOptions) -> Selection:
+def resolve(options: SourceOptions) -> ResolvedSources:
     """Turn options into sources. Without a source option: ./schemaseek.toml, else the demo."""
     chosen = [
         name
@@ -82,7 +82,7 @@ def resolve(options: SourceOptions) -> Selection:
         glossary = load_glossary(options.glossary)
     if options.no_glossary:
         glossary = Glossary()
-    return Selection(label, sources, glossary, settings)
+    return ResolvedSources(label, sources, glossary, settings)
 
 
 def _single_source(options: SourceOptions) -> tuple[str, list[SourceSchema]]:

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from schemaseek.cli.options import Selection
+from schemaseek.cli.options import ResolvedSources
 from schemaseek.cli.output import stdout
 from schemaseek.config import SearchSettings
 from schemaseek.embedding.factory import breaker_config, provider_from_settings
@@ -54,7 +54,7 @@ def open_manager(location: str | None, settings: SearchSettings | None = None) -
     )
 
 
-def _engines(selection: Selection, manager: SnapshotManager) -> list[SourceEngine]:
+def _engines(selection: ResolvedSources, manager: SnapshotManager) -> list[SourceEngine]:
     """One started engine per source (warm from the newest valid generation when possible)."""
     settings = selection.settings
     provider = provider_from_settings(settings)
@@ -78,7 +78,7 @@ def _constant(schema: SourceSchema) -> Callable[[], SourceSchema]:
     return lambda: schema
 
 
-def index_with_snapshots(selection: Selection, location: str | None, json_out: bool) -> None:
+def index_with_snapshots(selection: ResolvedSources, location: str | None, json_out: bool) -> None:
     """``index --snapshot-dir``: one line per source (JSON Lines with ``--json``)."""
     manager = open_manager(location, selection.settings)
     for engine in _engines(selection, manager):
@@ -94,7 +94,7 @@ def index_with_snapshots(selection: Selection, location: str | None, json_out: b
             )
 
 
-def search_index(selection: Selection, location: str | None) -> SchemaIndex:
+def search_index(selection: ResolvedSources, location: str | None) -> SchemaIndex:
     """``search --snapshot-dir``: the sources served from their newest valid generations (only
     documents whose content changed since are embedded); several sources are merged into one
     index reusing every stored vector."""

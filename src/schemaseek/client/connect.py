@@ -7,7 +7,7 @@
         print([r.id for r in answer.results])
 
 Calls time out after 500 ms (``GetSchema``: 10 s). Failures raise a :class:`ServiceError`
-subclass named after the status code. With ``fallback=CatalogCache(dir, sources)``, a search
+subclass named after the status code. With ``fallback=OfflineSchemaCache(dir, sources)``, a search
 that cannot reach the service (unavailable, timed out) is answered keyword-only from the
 locally cached catalog (``degraded`` is set); :meth:`SchemaSeekClient.sync_catalog` keeps that
 cache current. The address defaults to ``$SCHEMASEEK_URL``, else ``http://127.0.0.1:8081``.
@@ -16,15 +16,16 @@ cache current. The address defaults to ``$SCHEMASEEK_URL``, else ``http://127.0.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypedDict, Unpack
 
 from connectrpc.code import Code
 from connectrpc.codec import proto_json_codec
 from connectrpc.errors import ConnectError
 
-from schemaseek.client.catalog_cache import CatalogCache
+from schemaseek.client.offline import OfflineSchemaCache
 from schemaseek.errors import SchemaSeekError
 from schemaseek.service.gen.schemaseek.v1 import search_pb as pb
 from schemaseek.service.gen.schemaseek.v1.admin_connect import (
@@ -44,6 +45,7 @@ __all__ = [
     "PermissionDenied",
     "RateLimited",
     "SchemaSeekClient",
+    "SearchArguments",
     "ServiceError",
     "Unauthenticated",
     "Unavailable",
@@ -108,6 +110,19 @@ def _typed(exc: ConnectError) -> ServiceError:
     return _ERRORS.get(exc.code, ServiceError)(exc.code.value, exc.message)
 
 
+class SearchArguments(TypedDict, total=False):
+    """The optional arguments of a search (:func:`search_request`, the clients' ``search``)."""
+
+    sources: Sequence[str]
+    kinds: Sequence[str]
+    limit: int
+    cursor: str
+    include: Sequence[str]
+    exclude: Sequence[str]
+    mode: str
+    explain: bool
+
+
 def search_request(
     query: str,
     *,
@@ -134,25 +149,7 @@ def search_request(
 
 
 class _Base:
-    def __init__(
-        self,
-        url: str | None,
-        token: str | None,
-        timeout_ms: int,
-        schema_timeout_ms: int,
-        fallback: CatalogCache | None,
-        json: bool,
-    ) -> None:
-        self.url = (url or os.environ.get("SCHEMASEEK_URL") or DEFAULT_URL).rstrip("/")
-        self.headers = {"authorization": f"Bearer {token}"} if token else {}
-        self.timeout_ms = timeout_ms
-        self.schema_timeout_ms = schema_timeout_ms
-        self.fallback = fallback
-        self.codec_options: dict[str, Any] = {"codec": proto_json_codec()} if json else {}
-
-
-class SchemaSeekClient(_Base):
-    """Blocking client; see the module docstring. ``admin`` is the raw admin client."""
+    """What both clients share: the address, token, timeouts, fallback and codec."""
 
     def __init__(
         self,
@@ -161,33 +158,47 @@ class SchemaSeekClient(_Base):
         token: str | None = None,
         timeout_ms: int = DEFAULT_TIMEOUT_MS,
         schema_timeout_ms: int = SCHEMA_TIMEOUT_MS,
-        fallback: CatalogCache | None = None,
+        fallback: OfflineSchemaCache | None = None,
         json: bool = False,
     ) -> None:
-        super().__init__(url, token, timeout_ms, schema_timeout_ms, fallback, json)
-        self._search = SearchServiceClientSync(
-            self.url, timeout_ms=timeout_ms, **self.codec_options
-        )
-        self.admin = AdminServiceClientSync(self.url, timeout_ms=timeout_ms, **self.codec_options)
+        self.url = (url or os.environ.get("SCHEMASEEK_URL") or DEFAULT_URL).rstrip("/")
+        self.headers = {"authorization": f"Bearer {token}"} if token else {}
+        self.timeout_ms = timeout_ms
+        self.schema_timeout_ms = schema_timeout_ms
+        self.fallback = fallback
+        self.codec_options: dict[str, Any] = {"codec": proto_json_codec()} if json else {}
+        self._connect()
 
-    def search(
-        self,
-        query: str,
-        *,
-        sources: Sequence[str] = (),
-        kinds: Sequence[str] = (),
-        limit: int = 10,
-        cursor: str = "",
-        include: Sequence[str] = (),
-        exclude: Sequence[str] = (),
-        mode: str = "hybrid",
-        explain: bool = False,
-    ) -> pb.SearchResponse:
+    @property
+    def _schema_call(self) -> dict[str, Any]:
+        """Call options of ``GetSchema`` (a longer timeout: a whole schema can be large)."""
+        return {"headers": self.headers, "timeout_ms": self.schema_timeout_ms}
+
+    def _connect(self) -> None:
+        """Create the generated service clients (each subclass its own kind)."""
+        raise NotImplementedError
+
+
+@contextmanager
+def _typed_errors() -> Iterator[None]:
+    """A failed call raises the :class:`ServiceError` subclass named after its code."""
+    try:
+        yield
+    except ConnectError as exc:
+        raise _typed(exc) from exc
+
+
+class SchemaSeekClient(_Base):
+    """Blocking client; see the module docstring. ``admin`` is the raw admin client."""
+
+    def _connect(self) -> None:
+        options = {"timeout_ms": self.timeout_ms, **self.codec_options}
+        self._search = SearchServiceClientSync(self.url, **options)
+        self.admin = AdminServiceClientSync(self.url, **options)
+
+    def search(self, query: str, **arguments: Unpack[SearchArguments]) -> pb.SearchResponse:
         """Search (arguments as :func:`search_request`); may fall back, see the module doc."""
-        request = search_request(
-            query, sources=sources, kinds=kinds, limit=limit, cursor=cursor, include=include,
-            exclude=exclude, mode=mode, explain=explain,
-        )  # fmt: skip
+        request = search_request(query, **arguments)
         try:
             return self._search.search(request, headers=self.headers)
         except ConnectError as exc:
@@ -198,20 +209,14 @@ class SchemaSeekClient(_Base):
     def get_schema(self, source: str, known_hash: str = "") -> pb.GetSchemaResponse:
         """The full schema of ``source`` unless its hash is ``known_hash``."""
         request = pb.GetSchemaRequest(source=source, known_hash=known_hash)
-        try:
-            return self._search.get_schema(
-                request, headers=self.headers, timeout_ms=self.schema_timeout_ms
-            )
-        except ConnectError as exc:
-            raise _typed(exc) from exc
+        with _typed_errors():
+            return self._search.get_schema(request, **self._schema_call)
 
     def report_usage(self, query_id: str, selected_ids: Sequence[str]) -> pb.ReportUsageResponse:
         """Report which results of the search ``query_id`` were used."""
         request = pb.ReportUsageRequest(query_id=query_id, selected_ids=list(selected_ids))
-        try:
+        with _typed_errors():
             return self._search.report_usage(request, headers=self.headers)
-        except ConnectError as exc:
-            raise _typed(exc) from exc
 
     def sync_catalog(self) -> int:
         """Refresh the fallback cache from ``GetSchema``; returns how many sources changed."""
@@ -240,38 +245,14 @@ class SchemaSeekClient(_Base):
 class AsyncSchemaSeekClient(_Base):
     """The asyncio twin of :class:`SchemaSeekClient`."""
 
-    def __init__(
-        self,
-        url: str | None = None,
-        *,
-        token: str | None = None,
-        timeout_ms: int = DEFAULT_TIMEOUT_MS,
-        schema_timeout_ms: int = SCHEMA_TIMEOUT_MS,
-        fallback: CatalogCache | None = None,
-        json: bool = False,
-    ) -> None:
-        super().__init__(url, token, timeout_ms, schema_timeout_ms, fallback, json)
-        self._search = SearchServiceClient(self.url, timeout_ms=timeout_ms, **self.codec_options)
-        self.admin = AdminServiceClient(self.url, timeout_ms=timeout_ms, **self.codec_options)
+    def _connect(self) -> None:
+        options = {"timeout_ms": self.timeout_ms, **self.codec_options}
+        self._search = SearchServiceClient(self.url, **options)
+        self.admin = AdminServiceClient(self.url, **options)
 
-    async def search(
-        self,
-        query: str,
-        *,
-        sources: Sequence[str] = (),
-        kinds: Sequence[str] = (),
-        limit: int = 10,
-        cursor: str = "",
-        include: Sequence[str] = (),
-        exclude: Sequence[str] = (),
-        mode: str = "hybrid",
-        explain: bool = False,
-    ) -> pb.SearchResponse:
+    async def search(self, query: str, **arguments: Unpack[SearchArguments]) -> pb.SearchResponse:
         """Search (arguments as :func:`search_request`); may fall back, see the module doc."""
-        request = search_request(
-            query, sources=sources, kinds=kinds, limit=limit, cursor=cursor, include=include,
-            exclude=exclude, mode=mode, explain=explain,
-        )  # fmt: skip
+        request = search_request(query, **arguments)
         try:
             return await self._search.search(request, headers=self.headers)
         except ConnectError as exc:
@@ -281,21 +262,17 @@ class AsyncSchemaSeekClient(_Base):
 
     async def get_schema(self, source: str, known_hash: str = "") -> pb.GetSchemaResponse:
         request = pb.GetSchemaRequest(source=source, known_hash=known_hash)
-        try:
-            return await self._search.get_schema(
-                request, headers=self.headers, timeout_ms=self.schema_timeout_ms
-            )
-        except ConnectError as exc:
-            raise _typed(exc) from exc
+        with _typed_errors():
+            return await self._search.get_schema(request, **self._schema_call)
 
     async def report_usage(
         self, query_id: str, selected_ids: Sequence[str]
     ) -> pb.ReportUsageResponse:
-        request = pb.ReportUsageRequest(query_id=query_id, selected_ids=list(selected_ids))
-        try:
-            return await self._search.report_usage(request, headers=self.headers)
-        except ConnectError as exc:
-            raise _typed(exc) from exc
+        with _typed_errors():
+            return await self._search.report_usage(
+                pb.ReportUsageRequest(query_id=query_id, selected_ids=list(selected_ids)),
+                headers=self.headers,
+            )
 
     async def close(self) -> None:
         await self._search.close()

@@ -26,7 +26,7 @@ from typing import Any, Literal
 import numpy as np
 
 from schemaseek.config import SearchSettings
-from schemaseek.documents import DocKind
+from schemaseek.documents import DocKind, Edge
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.errors import ConfigError
 from schemaseek.evaluation.datasets import Question
@@ -34,7 +34,7 @@ from schemaseek.evaluation.metrics import aggregate
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
 from schemaseek.pipeline import MODES, InvalidQueryError, Mode
-from schemaseek.sources.base import Edge, SourceSchema
+from schemaseek.sources.base import SourceSchema
 
 __all__ = ["SCOPES", "EvalProgress", "EvalResult", "ModeResult", "Scope", "evaluate"]
 

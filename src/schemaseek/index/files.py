@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schemaseek.arrays import RecordReader, encode_records
 from schemaseek.config import SearchSettings
 from schemaseek.documents import Edge
 from schemaseek.errors import SnapshotError
@@ -42,7 +43,6 @@ from schemaseek.index.state import (
 from schemaseek.pipeline import IndexParts
 from schemaseek.signals.keyword import KeywordIndex
 from schemaseek.signals.vector import VectorIndex
-from schemaseek.snapshots.arrays import RecordReader, encode_records
 from schemaseek.snapshots.documents import LazyDocuments, SourceDocuments, document_record
 from schemaseek.sources.base import SourceSchema
 

@@ -52,8 +52,8 @@ def validate_phrases(phrases: Sequence[str]) -> list[str]:
 
 def prime_phrases(tools: SchemaTools, phrases: Sequence[str]) -> dict[str, Any]:
     """Embed the phrases some index has not cached in one batch and prime every index's query
-    cache with them (the indexes of one catalog share one embedding model)."""
-    embedders = tools.catalog.embedders()
+    cache with them (the indexes served together share one embedding model)."""
+    embedders = tools.served.embedders()
     if not embedders:
         return {"batched": 0, "cached": 0, "vectors": False}
     missing = [p for p in phrases if not all(e.cached(p) for e in embedders)]

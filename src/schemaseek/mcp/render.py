@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from schemaseek.documents import DocKind, Document, Hit
+from schemaseek.documents import DocKind, Document, Hit, Relation
 from schemaseek.paths import RootPath, relationships, root_path
 
 if TYPE_CHECKING:
@@ -80,7 +80,8 @@ def type_fields(index: SchemaIndex, doc: Document) -> list[Document]:
     if doc.data.get("member_count", 0) > len(doc.members):
         seen = {d.id for d in found}
         for other, relation, direction in index.graph.neighbors(doc.id):
-            field = index.get(other) if relation == "member" and direction == "out" else None
+            is_field = relation == Relation.MEMBER and direction == "out"
+            field = index.get(other) if is_field else None
             if field is not None and other not in seen:
                 found.append(field)
     return found

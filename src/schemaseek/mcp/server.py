@@ -1,5 +1,5 @@
 """The schemaseek MCP server on the official ``mcp`` SDK, over in-process indexes (one
-SchemaIndex, or a service's engines through a :class:`~schemaseek.mcp.catalog.Catalog`).
+SchemaIndex, or a service's engines through a :class:`~schemaseek.mcp.served.ServedIndexes`).
 
 :func:`build_server` registers six tools that call :class:`~schemaseek.mcp.tools.SchemaTools`
 (no second search implementation). Each tool returns its JSON answer twice, as the SDK
@@ -25,9 +25,9 @@ from pydantic import Field
 
 from schemaseek import __version__
 from schemaseek.feedback import FeedbackStore
-from schemaseek.mcp.catalog import Catalog
+from schemaseek.mcp.budget import dumps
 from schemaseek.mcp.coverage import coverage_search as run_coverage
-from schemaseek.mcp.tokens import dumps
+from schemaseek.mcp.served import ServedIndexes
 from schemaseek.mcp.tools import DEFAULT_BUDGET, MIN_BUDGET, SchemaTools, ToolInputError
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def _answer(payload: dict[str, Any]) -> CallToolResult:
 
 
 def build_server(
-    index: SchemaIndex | Catalog,
+    index: SchemaIndex | ServedIndexes,
     *,
     feedback: FeedbackStore | None = None,
     name: str = "schemaseek",
@@ -77,8 +77,8 @@ def build_server(
     ready_timeout: float = 300.0,
     failure: Sequence[BaseException] = (),
 ) -> MCPServer:
-    """An MCP server whose tools answer from ``index`` (or a catalog of several) and record to
-    ``feedback``.
+    """An MCP server whose tools answer from ``index`` (or several, as :class:`ServedIndexes`)
+    and record to ``feedback``.
 
     ``index`` must be built, or be building elsewhere with ``ready`` set once it is done (and
     any build error appended to ``failure``): tools wait up to ``ready_timeout`` seconds.

@@ -1,4 +1,4 @@
-"""The MCP tools as plain Python over a :class:`~schemaseek.mcp.catalog.Catalog` (one
+"""The MCP tools as plain Python over a :class:`~schemaseek.mcp.served.ServedIndexes` (one
 :class:`~schemaseek.index.SchemaIndex`, or a service's engines).
 
 :class:`SchemaTools` holds the logic; :mod:`schemaseek.mcp.server` only exposes it over MCP. Every
@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from schemaseek.documents import DocKind, Document, Hit, SearchResponse
 from schemaseek.feedback import FeedbackStore
-from schemaseek.mcp.catalog import Catalog
+from schemaseek.mcp.budget import TokenCounter, allocate
 from schemaseek.mcp.confidence import assess
 from schemaseek.mcp.render import GRAPHQL_KINDS, describe_text, hit_card
-from schemaseek.mcp.tokens import TokenCounter, allocate
+from schemaseek.mcp.served import ServedIndexes
 from schemaseek.paths import JoinPath, RootPath, join_paths, root_path, selection_skeleton
 from schemaseek.recent import RECENT_QUERIES, RecentQueries
 
@@ -52,14 +52,14 @@ class SchemaTools:
 
     def __init__(
         self,
-        catalog: Catalog | SchemaIndex,
+        served: ServedIndexes | SchemaIndex,
         feedback: FeedbackStore | None = None,
         counter: TokenCounter | None = None,
         recent: int = RECENT_QUERIES,
     ) -> None:
         """Searches are remembered in ``feedback.recent`` (a fresh store of ``recent``
         searches without ``feedback``), where reports and selections find them."""
-        self.catalog = catalog if isinstance(catalog, Catalog) else Catalog.of(catalog)
+        self.served = served if isinstance(served, ServedIndexes) else ServedIndexes.of(served)
         self.feedback = feedback or FeedbackStore(None, recent=RecentQueries(recent))
         self.counter = counter or TokenCounter()
 
@@ -69,13 +69,13 @@ class SchemaTools:
         self, question: str, sources: Sequence[str], kinds: Sequence[str], limit: int
     ) -> SearchResponse:
         """One engine search, remembered by query id for feedback and selections."""
-        if not self.catalog.current():
+        if not self.served.current():
             raise ToolInputError("the schema index is still being built; try again shortly")
-        known = self.catalog.source_names()
+        known = self.served.source_names()
         if unknown := [s for s in sources if s not in known]:
             raise ToolInputError(f"unknown sources {unknown}; this index has {known}")
         try:
-            return self.catalog.search(
+            return self.served.search(
                 question, limit=limit, sources=sources, kinds=kinds, recent=self.feedback.recent
             )
         except ValueError as exc:
@@ -86,7 +86,7 @@ class SchemaTools:
         prefer = [h.id for h in hits]
         paths = {}
         for hit in hits:
-            index = self.catalog.index_of(hit)
+            index = self.served.index_of(hit)
             if index is not None and hit.document.kind in GRAPHQL_KINDS:
                 path = root_path(index, hit.id, prefer=prefer)
                 if path is not None:
@@ -98,7 +98,7 @@ class SchemaTools:
         cross sources)."""
         by_index: dict[int, tuple[SchemaIndex, list[str]]] = {}
         for hit in hits:
-            index = self.catalog.index_of(hit)
+            index = self.served.index_of(hit)
             if index is not None and hit.document.kind is DocKind.SQL_TABLE:
                 by_index.setdefault(id(index), (index, []))[1].append(hit.id)
         return [p for index, tables in by_index.values() for p in join_paths(index.graph, tables)]
@@ -129,7 +129,7 @@ class SchemaTools:
         if _MESSAGES[confidence.match]:
             head["message"] = _MESSAGES[confidence.match]
         head |= {"truncated": 0, "omitted": 0, "results": []}
-        owned = [(h, i) for h in hits if (i := self.catalog.index_of(h)) is not None]
+        owned = [(h, i) for h in hits if (i := self.served.index_of(h)) is not None]
         hits = [h for h, _ in owned]
         joins = [j.to_dict() for j in self.join_paths(hits)]
         budget = token_budget - self.counter.count_json(head) - 8
@@ -184,7 +184,7 @@ class SchemaTools:
         items: list[dict[str, Any]] = []
         unknown: list[str] = []
         for doc_id in ids:
-            found = self.catalog.find(doc_id)
+            found = self.served.find(doc_id)
             if not found:
                 unknown.append(doc_id)
             items.extend(
@@ -225,7 +225,7 @@ class SchemaTools:
 
     def _table_index(self, tables: Sequence[str]) -> SchemaIndex:
         """The one index holding every table of ``tables`` as a SQL table."""
-        indexes = self.catalog.current()
+        indexes = self.served.current()
         for index in indexes:
             if all(_is_table(index.get(t)) for t in tables):
                 return index
@@ -240,8 +240,8 @@ class SchemaTools:
         """A validated query skeleton from a root field down to a GraphQL type or field."""
         prefer = list(self.feedback.recent.ranking(query_id or "") or ())
         doc_id = doc_id.strip()
-        found = [i for i, d in self.catalog.find(doc_id) if d.kind in GRAPHQL_KINDS]
-        index = found[0] if found else next(iter(self.catalog.current()), None)
+        found = [i for i, d in self.served.find(doc_id) if d.kind in GRAPHQL_KINDS]
+        index = found[0] if found else next(iter(self.served.current()), None)
         if index is None:
             raise ToolInputError("no schema is being served yet")
         return selection_skeleton(index, doc_id, prefer=prefer).to_dict()
@@ -250,13 +250,13 @@ class SchemaTools:
 
     def report_usage(self, query_id: str, ids: Sequence[str]) -> dict[str, Any]:
         """Record which ids of a search were used; unknown ids are reported, not stored."""
-        known, unknown = self.catalog.known(ids)
+        known, unknown = self.served.known(ids)
         if not query_id.strip() or not known:
             raise ToolInputError("give the query_id of a search and at least one id from the index")
         event = self.feedback.record(query_id.strip(), known)
         out: dict[str, Any] = {"recorded": len(event.selected_ids), "query_id": event.query_id}
         out["query_known"] = event.query is not None
-        out["learned"] = self.catalog.learn(event.query, event.selected_ids)
+        out["learned"] = self.served.learn(event.query, event.selected_ids)
         return out | ({"unknown": unknown} if unknown else {})
 
 

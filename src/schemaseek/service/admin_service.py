@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -18,7 +16,7 @@ from schemaseek.glossary import Glossary, parse_glossary
 from schemaseek.pipeline import InvalidQueryError
 from schemaseek.service import convert
 from schemaseek.service.backend import Backend
-from schemaseek.service.errors import to_connect_error
+from schemaseek.service.errors import run_blocking, to_connect_error
 from schemaseek.service.gen.schemaseek.v1 import admin_pb as pb
 from schemaseek.service.gen.schemaseek.v1.admin_connect import AdminService
 from schemaseek.service.search_service import run_search
@@ -50,11 +48,7 @@ class AdminHandler(AdminService):
         self.refresh_timeout_s = refresh_timeout_s
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self.executor, functools.partial(fn, *args))
-        except Exception as exc:
-            raise to_connect_error(exc) from exc
+        return await run_blocking(self.executor, fn, *args)
 
     async def get_engines(
         self, request: pb.GetEnginesRequest, ctx: RequestContext[Any, Any], /

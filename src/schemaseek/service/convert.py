@@ -43,7 +43,7 @@ def search_result(item: PageHit, explain: bool) -> pb.SearchResult:
         description=doc.description,
         related=[
             pb.RelatedItem(
-                id=r.id, kind=r.kind.value, source=r.source, relation=r.relation, via=r.via
+                id=r.id, kind=r.kind.value, source=r.source, relation=str(r.relation), via=r.via
             )
             for r in hit.related
         ],

@@ -6,9 +6,14 @@ content type, health), has the Connect error body ``{"code": "...", "message": "
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import logging
+from collections.abc import Callable
+from concurrent.futures import Executor
 from http import HTTPStatus
+from typing import Any, TypeVar
 
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError
@@ -19,9 +24,11 @@ from schemaseek.pipeline import InvalidQueryError
 from schemaseek.service.cursor import CursorError
 from schemaseek.snapshots.manifest import SnapshotError
 
-__all__ = ["HTTP_CODES", "error_body", "to_connect_error"]
+__all__ = ["HTTP_CODES", "error_body", "run_blocking", "to_connect_error"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: HTTP status → Connect code for errors raised outside an RPC handler.
 HTTP_CODES: dict[int, Code] = {
@@ -75,3 +82,13 @@ def to_connect_error(exc: BaseException) -> ConnectError:
         return ConnectError(Code.DEADLINE_EXCEEDED, "the operation timed out")
     logger.exception("unexpected error in a handler", exc_info=exc)
     return ConnectError(Code.INTERNAL, "internal error")
+
+
+async def run_blocking(executor: Executor, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on ``executor`` (blocking work off the event loop); a failure becomes the
+    :class:`ConnectError` :func:`to_connect_error` maps it to."""
+    loop = asyncio.get_running_loop()
+    try:
+        return await loop.run_in_executor(executor, functools.partial(fn, *args))
+    except Exception as exc:
+        raise to_connect_error(exc) from exc

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +21,7 @@ from schemaseek.service.cursor import (
     encode_cursor,
     search_hash,
 )
-from schemaseek.service.errors import to_connect_error
+from schemaseek.service.errors import run_blocking, to_connect_error
 from schemaseek.service.federation import search_page
 from schemaseek.service.gen.schemaseek.v1 import search_pb as pb
 from schemaseek.service.gen.schemaseek.v1.search_connect import SearchService
@@ -47,11 +45,7 @@ class SearchHandler(SearchService):
         self._introspection: dict[str, str] = {}
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self.executor, functools.partial(fn, *args))
-        except Exception as exc:
-            raise to_connect_error(exc) from exc
+        return await run_blocking(self.executor, fn, *args)
 
     async def search(
         self, request: pb.SearchRequest, ctx: RequestContext[Any, Any], /

@@ -144,11 +144,11 @@ def _mcp(config: ServiceConfig, backend: Backend) -> tuple[Any, Any]:
     so refreshed, rolled back or replaced indexes are picked up)."""
     if not config.mcp:
         return None, None
-    from schemaseek.mcp.catalog import Catalog
+    from schemaseek.mcp.served import ServedIndexes
     from schemaseek.mcp.server import build_server, http_app
 
-    catalog = Catalog(lambda: [unit.index for unit in backend.units])
-    server = build_server(catalog, feedback=backend.feedback, ready=backend.started)
+    served = ServedIndexes(lambda: [unit.index for unit in backend.units])
+    server = build_server(served, feedback=backend.feedback, ready=backend.started)
     app = http_app(server, host=config.host, path="/mcp")
     return app, server.session_manager.run
 

@@ -29,12 +29,12 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import rustworkx as rx
 
-from schemaseek.documents import DocKind, Document
+from schemaseek.documents import DocKind, Document, Relation
 from schemaseek.graph import SchemaGraph
 
 STATIC_SIGNALS = ("degree", "adamic_adar", "betweenness", "column_density")
 QUERY_SIGNALS = ("proximity", "reach")
-_FORWARD = frozenset({"returns", "hasField", "member"})
+_FORWARD = frozenset({Relation.RETURNS, Relation.HAS_FIELD, Relation.MEMBER})
 
 
 class GraphSignals:

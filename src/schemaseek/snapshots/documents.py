@@ -7,8 +7,8 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from schemaseek.arrays import RecordReader
 from schemaseek.documents import DocKind, Document
-from schemaseek.snapshots.arrays import RecordReader
 from schemaseek.snapshots.manifest import SnapshotError
 
 __all__ = ["LazyDocuments", "SourceDocuments", "document_from_record", "document_record"]

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from schemaseek.documents import Document, Edge
 
-__all__ = ["SourceSchema", "stable_hash"]
+__all__ = ["SourceKind", "SourceSchema", "stable_hash"]
+
+SourceKind = Literal["graphql", "sql"]
+"""What a source reads: a GraphQL schema, or a SQL catalog (every database backend, Snowflake
+and catalog files included)."""
 
 
 @dataclass(slots=True)
@@ -17,7 +21,7 @@ class SourceSchema:
     """One source's schema, ready to index: documents, edges and a change-detection hash."""
 
     name: str
-    kind: str  # "graphql" or "sql"
+    kind: SourceKind
     documents: list[Document]
     edges: list[Edge]
     schema_hash: str

@@ -1,6 +1,6 @@
 """Bounded table documents (spec 004): a few canonical documents per table, never one per column.
 
-For each table (a dict in the ``SourceSchema.raw["tables"]`` layout: ``id``, ``name``,
+For each table (a :class:`~schemaseek.sources.records.TableRecord`: ``id``, ``name``,
 ``description``, ``columns`` with ``name``/``type``/``description``, optional ``primary_key``,
 ``foreign_keys``, ``schema``, ``database``, ``is_view``):
 
@@ -45,11 +45,17 @@ compared case-insensitively after splitting camelCase and ``_``/space into words
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
-from schemaseek.documents import DocKind, Document
-from schemaseek.sources.base import Edge
+from schemaseek.documents import DocKind, Document, Edge, Relation
+from schemaseek.sources.records import (
+    ColumnRecord,
+    FacetData,
+    RelationshipRecord,
+    RelationshipsData,
+    TableData,
+    TableRecord,
+)
 
 __all__ = [
     "CHUNK",
@@ -133,41 +139,42 @@ def classify_column(name: str, type_: str = "", key: bool = False) -> str:
     return "other"
 
 
-def _member(column: Mapping[str, Any]) -> str:
+def _member(column: ColumnRecord) -> str:
     text = f"{column['name']} {column.get('type') or ''}".strip()
     description = column.get("description") or ""
     return f"{text} — {description}" if description else text
 
 
-def _relation_text(rel: Mapping[str, Any]) -> str:
+def _relation_text(rel: RelationshipRecord) -> str:
     left = ", ".join(f"{rel['source']}.{c}" for c in rel["columns"])
     right = ", ".join(f"{rel['target']}.{c}" for c in rel["ref_columns"])
     return f"{left} → {right}" + (" (inferred)" if rel["inferred"] else "")
 
 
-def relationships_by_table(edges: Iterable[Edge]) -> dict[str, list[dict[str, Any]]]:
+def relationships_by_table(edges: Iterable[Edge]) -> dict[str, list[RelationshipRecord]]:
     """Table id → its one-hop ``foreignKey`` relationships in both directions (self-references
     listed once), each ``{direction, source, target, columns, ref_columns, inferred}``."""
-    found: dict[str, list[dict[str, Any]]] = {}
+    found: dict[str, list[RelationshipRecord]] = {}
     for edge in edges:
-        if edge.relation != "foreignKey":
+        if edge.relation != Relation.FOREIGN_KEY:
             continue
-        base = {
+        out: RelationshipRecord = {
+            "direction": "out",
             "source": edge.source,
             "target": edge.target,
             "columns": list(edge.data.get("columns") or ()),
             "ref_columns": list(edge.data.get("ref_columns") or ()),
             "inferred": bool(edge.data.get("inferred")),
         }
-        found.setdefault(edge.source, []).append({"direction": "out", **base})
+        found.setdefault(edge.source, []).append(out)
         if edge.target != edge.source:
-            found.setdefault(edge.target, []).append({"direction": "in", **base})
+            found.setdefault(edge.target, []).append({**out, "direction": "in"})
     for rels in found.values():
         rels.sort(key=lambda r: (r["direction"] != "out", r["source"], r["target"], r["columns"]))
     return found
 
 
-def _key_columns(table: Mapping[str, Any]) -> set[str]:
+def _key_columns(table: TableRecord) -> set[str]:
     keys = set(table.get("primary_key") or ())
     for fk in table.get("foreign_keys") or ():
         keys.update(fk.get("columns") or ())
@@ -175,9 +182,9 @@ def _key_columns(table: Mapping[str, Any]) -> set[str]:
 
 
 def table_documents(
-    table: Mapping[str, Any],
+    table: TableRecord,
     source: str,
-    relationships: Sequence[Mapping[str, Any]] = (),
+    relationships: Sequence[RelationshipRecord] = (),
     *,
     inferred_keys: Iterable[str] = (),
 ) -> list[Document]:
@@ -190,7 +197,7 @@ def table_documents(
     table_id = str(table["id"])
     name = str(table["name"])
     keys = _key_columns(table) | set(inferred_keys)
-    facets: dict[str, list[Mapping[str, Any]]] = {f: [] for f in FACETS}
+    facets: dict[str, list[ColumnRecord]] = {f: [] for f in FACETS}
     for column in table.get("columns") or ():
         col_name = str(column["name"])
         facet = classify_column(col_name, str(column.get("type") or ""), col_name in keys)
@@ -201,6 +208,12 @@ def table_documents(
         chunks = [columns[i : i + CHUNK] for i in range(0, len(columns), CHUNK)]
         for n, chunk in enumerate(chunks, start=1):
             suffix = facet if len(chunks) == 1 else f"{facet}:{n}"
+            facet_data: FacetData = {
+                "facet": facet,
+                "chunk": n,
+                "table": table_id,
+                "columns": [str(c["name"]) for c in chunk],
+            }
             parts.append(
                 Document(
                     id=f"{table_id}#{suffix}",
@@ -210,16 +223,12 @@ def table_documents(
                     description=f"{_LABELS[facet]} of {name}",
                     members=tuple(_member(c) for c in chunk),
                     target=table_id,
-                    data={
-                        "facet": facet,
-                        "chunk": n,
-                        "table": table_id,
-                        "columns": [str(c["name"]) for c in chunk],
-                    },
+                    data=dict(facet_data),
                 )
             )
     if relationships:
-        rels = [dict(r) for r in relationships]
+        rels = [r.copy() for r in relationships]
+        rel_data: RelationshipsData = {"table": table_id, "relationships": rels}
         parts.append(
             Document(
                 id=f"{table_id}#relationships",
@@ -229,14 +238,18 @@ def table_documents(
                 description=f"Relationships of {name}",
                 members=tuple(_relation_text(r) for r in rels[:CHUNK]),
                 target=table_id,
-                data={"table": table_id, "relationships": rels},
+                data=dict(rel_data),
             )
         )
-    data = {
-        k: table.get(k) for k in ("columns", "primary_key", "foreign_keys", "schema", "is_view")
+    data: TableData = {  # .get: tables from other passes may leave keys out (module docstring)
+        "columns": table.get("columns"),
+        "primary_key": table.get("primary_key"),
+        "foreign_keys": table.get("foreign_keys"),
+        "schema": table.get("schema"),
+        "is_view": table.get("is_view"),
+        "database": table.get("database"),
+        "documents": [d.id for d in parts],
     }
-    data["database"] = table.get("database")
-    data["documents"] = [d.id for d in parts]
     column_names = [str(c["name"]) for c in table.get("columns") or ()]
     identity = Document(
         id=table_id,
@@ -245,20 +258,20 @@ def table_documents(
         name=name,
         description=str(table.get("description") or ""),
         members=tuple(column_names[:IDENTITY_COLUMNS]),
-        data=data,
+        data=dict(data),
     )
     return [identity, *parts]
 
 
 def bounded_documents(
-    tables: Iterable[Mapping[str, Any]], source: str, edges: Iterable[Edge] = ()
+    tables: Iterable[TableRecord], source: str, edges: Iterable[Edge] = ()
 ) -> list[Document]:
     """:func:`table_documents` for every table, relationships taken from ``edges``."""
     edge_list = list(edges)
     by_table = relationships_by_table(edge_list)
     inferred: dict[str, set[str]] = {}
     for edge in edge_list:
-        if edge.relation == "foreignKey" and edge.data.get("inferred"):
+        if edge.relation == Relation.FOREIGN_KEY and edge.data.get("inferred"):
             inferred.setdefault(edge.source, set()).update(edge.data.get("columns") or ())
     documents: list[Document] = []
     for table in tables:

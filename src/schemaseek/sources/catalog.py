@@ -30,7 +30,8 @@ from typing import IO, Any
 
 from schemaseek.errors import SourceError
 from schemaseek.sources.base import SourceSchema, stable_hash
-from schemaseek.sources.sql import _document, foreign_key_edges
+from schemaseek.sources.records import ColumnRecord, ForeignKeyRecord, TableData, TableRecord
+from schemaseek.sources.sql import foreign_key_edges, table_document
 
 __all__ = ["iter_jsonl", "load_catalog"]
 
@@ -74,7 +75,7 @@ def load_catalog(path: str | Path, sources: Collection[str] | None = None) -> li
             appears twice; the message names the file and the line number.
     """
     wanted = None if sources is None else set(sources)
-    tables: dict[str, list[dict[str, Any]]] = {}
+    tables: dict[str, list[TableRecord]] = {}
     signatures: dict[str, list[str]] = {}
     seen: set[tuple[str, str]] = set()
     file = Path(path)
@@ -105,9 +106,9 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value).strip()
 
 
-def _table(row: dict[str, Any]) -> dict[str, Any]:
+def _table(row: dict[str, Any]) -> TableRecord:
     """A catalog row in the SQL source's table layout (``SourceSchema.raw["tables"]``)."""
-    columns = [
+    columns: list[ColumnRecord] = [
         {
             "name": str(col["name"]),
             "type": _text(col.get("type")),
@@ -115,7 +116,7 @@ def _table(row: dict[str, Any]) -> dict[str, Any]:
         }
         for col in row.get("columns") or ()
     ]
-    foreign = [
+    foreign: list[ForeignKeyRecord] = [
         {
             "name": None,
             "columns": [str(c) for c in fk.get("columns") or ()],
@@ -138,16 +139,16 @@ def _table(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _schema(name: str, tables: list[dict[str, Any]], signatures: list[str]) -> SourceSchema:
+def _schema(name: str, tables: list[TableRecord], signatures: list[str]) -> SourceSchema:
     documents = []
     for table in tables:
-        doc = _document(table, name)
-        data = {
+        doc = table_document(table, name)
+        data: TableData = {
             "columns": table["columns"],
             "schema": table["schema"],
             "database": table["database"],
         }
-        documents.append(dataclasses.replace(doc, data=data))
+        documents.append(dataclasses.replace(doc, data=dict(data)))
     return SourceSchema(
         name=name,
         kind="sql",

@@ -26,8 +26,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from schemaseek.documents import DocKind, Document
-from schemaseek.sources.base import Edge, SourceSchema
+from schemaseek.documents import DocKind, Document, Edge
+from schemaseek.sources.base import SourceKind, SourceSchema
 
 __all__ = ["SourceDiff", "diff_sources", "document_fingerprint"]
 
@@ -77,7 +77,7 @@ class SourceDiff:
     """The difference between two versions of one source (module docstring); ids sorted."""
 
     source: str
-    kind: str
+    kind: SourceKind
     hash_changed: bool
     added: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()

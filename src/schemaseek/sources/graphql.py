@@ -9,6 +9,9 @@ Documents (``Document.source`` is the ``source`` argument):
 * one ``GRAPHQL_FIELD`` per field of every non-root object, interface and input object type,
   id ``<Type>.<field>``.
 
+``Document.data`` is a :class:`~schemaseek.sources.records.GraphQLTypeData` or
+:class:`~schemaseek.sources.records.GraphQLFieldData`.
+
 Edges (only between documents, no self-loops, no duplicates): root field or field → its named
 type (``returns``), type → named type of its fields (``hasField``, ``data["field"]``), type → its
 field documents (``member``), type → interface (``implements``), union → member
@@ -19,7 +22,7 @@ joining every entry point; their fields link to what they return.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +51,16 @@ from graphql import (
 )
 from graphql.validation.validate import validate_sdl
 
-from schemaseek.documents import DocKind, Document
+from schemaseek.documents import DocKind, Document, Edge, Relation
 from schemaseek.errors import SourceError
-from schemaseek.sources.base import Edge, SourceSchema, stable_hash
+from schemaseek.sources.base import SourceSchema, stable_hash
+from schemaseek.sources.records import (
+    ArgumentRecord,
+    GraphQLFieldData,
+    GraphQLTypeData,
+    Operation,
+    TypeKind,
+)
 
 try:  # graphql-core >= 3.3 keeps defaults as literals; 3.2 only as coerced values
     from graphql.utilities.get_default_value_ast import get_default_value_ast
@@ -126,18 +136,18 @@ def from_schema(schema: GraphQLSchema, source: str = "graphql") -> SourceSchema:
                 documents.append(
                     _field_document(schema, named.name, operation, field_name, field, source)
                 )
-                edges.add(field_id, target, "returns")
+                edges.add(field_id, target, Relation.RETURNS)
                 if operation is None:
                     # Root types would be hubs joining every entry point; their fields link
                     # to what they return instead.
-                    edges.add(named.name, field_id, "member")
-                    edges.add(named.name, target, "hasField", field_name)
+                    edges.add(named.name, field_id, Relation.MEMBER)
+                    edges.add(named.name, target, Relation.HAS_FIELD, field_name)
         if isinstance(named, GraphQLObjectType | GraphQLInterfaceType):
             for interface in named.interfaces:
-                edges.add(named.name, interface.name, "implements")
+                edges.add(named.name, interface.name, Relation.IMPLEMENTS)
         if isinstance(named, GraphQLUnionType):
             for member in named.types:
-                edges.add(named.name, member.name, "unionMember")
+                edges.add(named.name, member.name, Relation.UNION_MEMBER)
     ids = {doc.id for doc in documents}
     return SourceSchema(
         name=source,
@@ -165,8 +175,8 @@ def _position(error: GraphQLError) -> str:
     return ""
 
 
-def _root_operations(schema: GraphQLSchema) -> dict[str, str]:
-    pairs = [
+def _root_operations(schema: GraphQLSchema) -> dict[str, Operation]:
+    pairs: list[tuple[GraphQLObjectType | None, Operation]] = [
         (schema.query_type, "query"),
         (schema.mutation_type, "mutation"),
         (schema.subscription_type, "subscription"),
@@ -178,8 +188,8 @@ def _indexed(named: GraphQLNamedType) -> bool:
     return not (is_introspection_type(named) or is_specified_scalar_type(named))
 
 
-def _type_kind(named: GraphQLNamedType) -> str:
-    kinds: list[tuple[type[GraphQLNamedType], str]] = [
+def _type_kind(named: GraphQLNamedType) -> TypeKind:
+    kinds: list[tuple[type[GraphQLNamedType], TypeKind]] = [
         (GraphQLObjectType, "object"),
         (GraphQLInterfaceType, "interface"),
         (GraphQLUnionType, "union"),
@@ -207,7 +217,7 @@ def _describe(description: str | None, deprecation: str | None) -> str:
     return text
 
 
-def _args(field: _FieldLike) -> list[dict[str, Any]]:
+def _args(field: _FieldLike) -> list[ArgumentRecord]:
     if not isinstance(field, GraphQLField):
         return []
     return [_arg_data(name, arg) for name, arg in field.args.items()]
@@ -221,7 +231,7 @@ def _default(value: GraphQLArgument | GraphQLInputField) -> str | None:
     return None if value.default_value is Undefined else repr(value.default_value)
 
 
-def _arg_data(name: str, arg: GraphQLArgument) -> dict[str, Any]:
+def _arg_data(name: str, arg: GraphQLArgument) -> ArgumentRecord:
     default = _default(arg)
     return {
         "name": name,
@@ -232,7 +242,7 @@ def _arg_data(name: str, arg: GraphQLArgument) -> dict[str, Any]:
     }
 
 
-def _field_data(parent: str, field: _FieldLike) -> dict[str, Any]:
+def _field_data(parent: str, field: _FieldLike) -> GraphQLFieldData:
     return {
         "parent": parent,
         "return_type": str(field.type),
@@ -243,9 +253,9 @@ def _field_data(parent: str, field: _FieldLike) -> dict[str, Any]:
     }
 
 
-def _type_document(named: GraphQLNamedType, source: str, operation: str | None) -> Document:
+def _type_document(named: GraphQLNamedType, source: str, operation: Operation | None) -> Document:
     members = _member_names(named)
-    data: dict[str, Any] = {
+    data: GraphQLTypeData = {
         "type_kind": _type_kind(named),
         "member_count": len(members),
         "root_operation": operation,
@@ -259,14 +269,14 @@ def _type_document(named: GraphQLNamedType, source: str, operation: str | None) 
         name=named.name,
         description=_describe(named.description, None),
         members=tuple(members[:MAX_MEMBERS]),
-        data=data,
+        data=dict(data),
     )
 
 
 def _field_document(
     schema: GraphQLSchema,
     parent: str,
-    operation: str | None,
+    operation: Operation | None,
     name: str,
     field: _FieldLike,
     source: str,
@@ -292,7 +302,7 @@ def _field_document(
         name=name,
         description=_describe(field.description, field.deprecation_reason),
         members=tuple(members[:MAX_MEMBERS]),
-        data=data,
+        data=dict(data),
     )
 
 
@@ -300,9 +310,9 @@ class _EdgeCollector:
     """Collects edges without self-loops or duplicates (one edge per source/target/relation)."""
 
     def __init__(self) -> None:
-        self._edges: dict[tuple[str, str, str], Edge] = {}
+        self._edges: dict[tuple[str, str, Relation], Edge] = {}
 
-    def add(self, source: str, target: str, relation: str, field: str | None = None) -> None:
+    def add(self, source: str, target: str, relation: Relation, field: str | None = None) -> None:
         if source == target:
             return
         key = (source, target, relation)
@@ -328,7 +338,7 @@ def _field_signature(type_name: str, name: str, field: _FieldLike) -> str:
     )
 
 
-def _hash_parts(types: Iterable[GraphQLNamedType], roots: dict[str, str]) -> list[str]:
+def _hash_parts(types: Iterable[GraphQLNamedType], roots: Mapping[str, str]) -> list[str]:
     """Order-independent signatures: reordering types or fields in the SDL keeps the hash."""
     parts = [f"root {op}={name}" for name, op in roots.items()]
     for named in types:

@@ -1,6 +1,6 @@
 """Foreign keys inferred from column names, for catalogs that declare none (Snowflake).
 
-:func:`infer_foreign_keys` reads tables in the ``SourceSchema.raw["tables"]`` layout (``id``,
+:func:`infer_foreign_keys` reads :class:`~schemaseek.sources.records.TableRecord` tables (``id``,
 ``name``, ``schema``, optional ``database``, ``columns``, ``primary_key``, ``foreign_keys``) and
 returns ``foreignKey`` edges with ``data = {"columns": [col], "ref_columns": [ref], "inferred":
 True, "name": None, "rule": ...}``. The rules, exactly:
@@ -33,7 +33,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from schemaseek.sources.base import Edge
+from schemaseek.documents import Edge, Relation
+from schemaseek.sources.records import TableRecord
 
 __all__ = ["infer_foreign_keys", "reference_name"]
 
@@ -62,11 +63,11 @@ def reference_name(column: str) -> str | None:
     return x or None
 
 
-def _place(table: Mapping[str, Any]) -> tuple[str | None, str | None]:
+def _place(table: TableRecord) -> tuple[str | None, str | None]:
     return table.get("database"), table.get("schema")
 
 
-def _ref_column(target: Mapping[str, Any], column: str) -> str | None:
+def _ref_column(target: TableRecord, column: str) -> str | None:
     names = [str(c["name"]) for c in target.get("columns") or ()]
     same = next((n for n in names if n.casefold() == column.casefold()), None)
     if same is not None:
@@ -77,10 +78,10 @@ def _ref_column(target: Mapping[str, Any], column: str) -> str | None:
     return next((n for n in names if n.casefold() == "id"), None)
 
 
-def infer_foreign_keys(tables: Iterable[Mapping[str, Any]]) -> list[Edge]:
+def infer_foreign_keys(tables: Iterable[TableRecord]) -> list[Edge]:
     """Inferred ``foreignKey`` edges (module docstring), in table and column order."""
     table_list = list(tables)
-    by_name: dict[str, list[Mapping[str, Any]]] = {}
+    by_name: dict[str, list[TableRecord]] = {}
     for table in table_list:
         by_name.setdefault(_norm(str(table["name"])), []).append(table)
     for found in by_name.values():
@@ -99,20 +100,20 @@ def infer_foreign_keys(tables: Iterable[Mapping[str, Any]]) -> list[Edge]:
             ref = _ref_column(target, name)
             if ref is None:
                 continue
-            data = {
+            data: dict[str, Any] = {
                 "columns": [name],
                 "ref_columns": [ref],
                 "inferred": True,
                 "name": None,
                 "rule": rule,
             }
-            edges.append(Edge(str(table["id"]), str(target["id"]), "foreignKey", data))
+            edges.append(Edge(str(table["id"]), str(target["id"]), Relation.FOREIGN_KEY, data))
     return edges
 
 
 def _resolve(
-    table: Mapping[str, Any], x: str, by_name: Mapping[str, list[Mapping[str, Any]]]
-) -> tuple[Mapping[str, Any] | None, str]:
+    table: TableRecord, x: str, by_name: Mapping[str, list[TableRecord]]
+) -> tuple[TableRecord | None, str]:
     forms = [(form.format(x=x), form) for form in _FORMS]
     own = _norm(str(table["name"]))
     if any(key == own for key, _ in forms):

@@ -1,6 +1,7 @@
-"""Reading a catalog into plain table dicts: SQLAlchemy's inspector, or DuckDB's own catalog.
+"""Reading a catalog into table records: SQLAlchemy's inspector, or DuckDB's own catalog.
 
-Each table becomes a dict (the ``SourceSchema.raw["tables"]`` layout): ``id``, ``name``,
+Each table becomes a :class:`~schemaseek.sources.records.TableRecord` (the
+``SourceSchema.raw["tables"]`` layout): ``id``, ``name``,
 ``schema``, ``database``, ``is_view``, ``description``, ``columns`` (``name``, ``type``,
 ``description``, ``primary_key``, ``nullable``), ``primary_key`` and ``foreign_keys``
 (``name``, ``columns``, ``ref_table``, ``ref_name``, ``ref_columns``).
@@ -31,7 +32,8 @@ from sqlalchemy.engine.reflection import ObjectKind
 from sqlalchemy.exc import CompileError
 from sqlalchemy.types import NullType, TypeEngine
 
-from schemaseek.sources.filters import TableFilter
+from schemaseek.sources.records import ColumnRecord, ForeignKeyRecord, TableRecord
+from schemaseek.sources.table_filters import TableFilter
 
 __all__ = ["parse_sqlite_comments", "reflect_schema"]
 
@@ -41,7 +43,7 @@ _IDENT = re.compile(r'\s*(?:"((?:[^"]|"")+)"|\[([^\]]+)\]|`([^`]+)`|([A-Za-z_][\
 
 def reflect_schema(
     conn: Connection, schema: str | None, table_filter: TableFilter
-) -> list[dict[str, Any]]:
+) -> list[TableRecord]:
     """The tables and views of one schema (``None``: the default one) that pass the filter."""
     if conn.dialect.name == "duckdb":
         return _reflect_duckdb(conn, schema, table_filter)
@@ -50,7 +52,7 @@ def reflect_schema(
 
 def _reflect_inspector(
     conn: Connection, schema: str | None, table_filter: TableFilter
-) -> list[dict[str, Any]]:
+) -> list[TableRecord]:
     inspector = sqlalchemy.inspect(conn)
     dialect = conn.dialect
     sqlite = dialect.name == "sqlite"
@@ -83,12 +85,12 @@ def _reflect_inspector(
         lambda: inspector.get_multi_table_comment(schema, filter_names=wanted, kind=kind)
     )
     notes = _sqlite_notes(conn, schema) if sqlite else {}
-    tables: list[dict[str, Any]] = []
+    tables: list[TableRecord] = []
     for name, is_view in sorted(names):
         key = (schema, name)
         table_note, column_notes = notes.get(name, ("", {}))
         pk = list((pks.get(key) or {}).get("constrained_columns") or [])
-        cols = [
+        cols: list[ColumnRecord] = [
             {
                 "name": c["name"],
                 "type": _type_name(c["type"], dialect),
@@ -98,7 +100,7 @@ def _reflect_inspector(
             }
             for c in columns.get(key, [])
         ]
-        foreign = [
+        foreign: list[ForeignKeyRecord] = [
             {
                 "name": fk.get("name"),
                 "columns": list(fk["constrained_columns"]),
@@ -122,10 +124,10 @@ def _table(
     database: str | None,
     is_view: bool,
     description: str | None,
-    columns: list[dict[str, Any]],
+    columns: list[ColumnRecord],
     primary_key: list[str],
-    foreign_keys: list[dict[str, Any]],
-) -> dict[str, Any]:
+    foreign_keys: list[ForeignKeyRecord],
+) -> TableRecord:
     return {
         "id": table_id,
         "name": name,
@@ -148,7 +150,7 @@ def _optional(call: Callable[[], Mapping[Any, Any]]) -> dict[Any, Any]:
 
 def _reflect_duckdb(
     conn: Connection, schema: str | None, table_filter: TableFilter
-) -> list[dict[str, Any]]:
+) -> list[TableRecord]:
     current_db, current_schema = conn.exec_driver_sql(
         "SELECT current_database(), current_schema()"
     ).one()
@@ -165,7 +167,7 @@ def _reflect_duckdb(
     kept = {str(t): (bool(v), c) for t, v, c in listed if table_filter.allows(prefix + str(t))}
     if not kept:
         return []
-    columns: dict[str, list[dict[str, Any]]] = {}
+    columns: dict[str, list[ColumnRecord]] = {}
     for table, column, type_, nullable, comment in conn.exec_driver_sql(
         "SELECT table_name, column_name, data_type, is_nullable, comment FROM duckdb_columns() "
         f"WHERE {where} ORDER BY table_name, column_index",
@@ -182,7 +184,7 @@ def _reflect_duckdb(
                 }
             )
     pks: dict[str, list[str]] = {}
-    fks: dict[str, list[dict[str, Any]]] = {}
+    fks: dict[str, list[ForeignKeyRecord]] = {}
     for table, kind, cols, ref, ref_cols, cname in conn.exec_driver_sql(
         "SELECT table_name, constraint_type, constraint_column_names, referenced_table, "
         "referenced_column_names, constraint_name FROM duckdb_constraints() "

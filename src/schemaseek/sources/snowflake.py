@@ -14,7 +14,8 @@ Identifiers are unquoted, so any database exposing views with these names answer
 (the tests use PostgreSQL views). Table ids are ``CATALOG.SCHEMA.TABLE``.
 
 :meth:`SnowflakeCatalog.fetch` lists the tables, applies the allow/block filter
-(:mod:`.filters`) and reads columns only for the tables that pass, in batches per schema.
+(:mod:`.table_filters`) and reads columns only for the tables that pass, in batches per
+schema.
 :meth:`SnowflakeCatalog.poll` finds what changed since the previous fetch or poll:
 
 * with ``INFORMATION_SCHEMA``: one light query for every table's ``LAST_ALTERED``; tables no
@@ -33,10 +34,10 @@ for an incremental index update. Foreign keys are inferred from ``<X>_ID`` colum
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from sqlalchemy import Connection, Engine, bindparam, text
 from sqlalchemy.exc import SQLAlchemyError
@@ -44,16 +45,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from schemaseek.errors import ConfigError, SourceError
 from schemaseek.sources.base import SourceSchema
 from schemaseek.sources.diff import SourceDiff, diff_sources
-from schemaseek.sources.filters import TableFilter
+from schemaseek.sources.engines import create_engine, parse_url
+from schemaseek.sources.records import TableRecord
 from schemaseek.sources.redact import Secrets, redact_url, redacting_loggers
-from schemaseek.sources.sql import (
-    DocumentMode,
-    InferMode,
-    _create_engine,
-    _parse_url,
-    build_sql_schema,
-    table_signature,
-)
+from schemaseek.sources.sql import DocumentMode, InferMode, build_sql_schema, table_signature
+from schemaseek.sources.table_filters import TableFilter
 
 __all__ = ["CatalogChanges", "SnowflakeCatalog"]
 
@@ -96,6 +92,21 @@ class CatalogChanges:
         return not (self.added or self.updated or self.removed)
 
 
+class CatalogOptions(TypedDict, total=False):
+    """The keyword options of :class:`SnowflakeCatalog` (see its constructor)."""
+
+    qualifier: str
+    account_usage: bool
+    schemas: Sequence[str]
+    allow: Iterable[str]
+    block: Iterable[str]
+    default_block: bool
+    documents: DocumentMode
+    infer: InferMode
+    lag: timedelta | None
+    batch: int
+
+
 class SnowflakeCatalog:
     """A Snowflake (or look-alike) catalog read through its metadata views (module docstring)."""
 
@@ -128,7 +139,7 @@ class SnowflakeCatalog:
         self.lag = lag if lag is not None else timedelta(hours=3 if account_usage else 0)
         self.batch = batch
         self.schema: SourceSchema | None = None
-        self._tables: dict[str, dict[str, Any]] = {}
+        self._tables: dict[str, TableRecord] = {}
         self._altered: dict[str, datetime | None] = {}
         self._watermark: datetime | None = None
         self._secrets = Secrets()
@@ -136,11 +147,14 @@ class SnowflakeCatalog:
         self._safe = redact_url(engine.url)
 
     @classmethod
-    def from_url(cls, url: str, source: str | None = None, **options: Any) -> SnowflakeCatalog:
-        """A catalog on a new engine (``snowflake://user:password@account/db?warehouse=...``)."""
+    def from_url(
+        cls, url: str, source: str | None = None, **options: Unpack[CatalogOptions]
+    ) -> SnowflakeCatalog:
+        """A catalog on a new engine (``snowflake://user:password@account/db?warehouse=...``);
+        the keywords are the constructor's. ``source`` defaults to the URL's database."""
         secrets = Secrets()
-        parsed = _parse_url(url, secrets)
-        engine = _create_engine(parsed, redact_url(parsed), secrets)
+        parsed = parse_url(url, secrets)
+        engine = create_engine(parsed, redact_url(parsed), secrets)
         return cls(engine, source or str(parsed.database or "snowflake"), **options)
 
     # -- SQL ---------------------------------------------------------------------------------
@@ -151,12 +165,13 @@ class SnowflakeCatalog:
             clause += " AND TABLE_SCHEMA IN :schemas"
         return clause
 
-    def _run(self, conn: Connection, sql: str, **params: Any) -> list[Any]:
+    def _run(self, conn: Connection, sql: str, params: Mapping[str, Any]) -> list[Any]:
+        """Rows of ``sql`` with bind ``params``; ``schemas`` and ``names`` bind as lists."""
         statement = text(sql)
         for name in ("schemas", "names"):
             if name in params:
                 statement = statement.bindparams(bindparam(name, expanding=True))
-        return list(conn.execute(statement, params))
+        return list(conn.execute(statement, dict(params)))
 
     def _list(self, conn: Connection, since: datetime | None) -> tuple[list[_Listed], set[str]]:
         """Live tables that pass the filter, and ids seen only as deleted (account usage)."""
@@ -170,7 +185,7 @@ class SnowflakeCatalog:
             sql += " AND DELETED IS NULL"
         live: dict[str, _Listed] = {}
         deleted: set[str] = set()
-        for row in self._run(conn, sql, **params):
+        for row in self._run(conn, sql, params):
             item = _Listed(
                 str(row[0]),
                 str(row[1]),
@@ -191,8 +206,8 @@ class SnowflakeCatalog:
             self._advance(item.altered)
         return list(live.values()), deleted - set(live)
 
-    def _columns(self, conn: Connection, listed: Sequence[_Listed]) -> dict[str, dict[str, Any]]:
-        """Table dicts (``raw["tables"]`` layout) for ``listed``, columns read in batches."""
+    def _columns(self, conn: Connection, listed: Sequence[_Listed]) -> dict[str, TableRecord]:
+        """Table records (``raw["tables"]`` layout) for ``listed``, columns read in batches."""
         tables = {item.id: _table(item) for item in listed}
         groups: dict[tuple[str, str], list[str]] = {}
         for item in listed:
@@ -206,7 +221,8 @@ class SnowflakeCatalog:
         for (catalog, schema), names in sorted(groups.items()):
             for start in range(0, len(names), self.batch):
                 chunk = sorted(names[start : start + self.batch])
-                rows = self._run(conn, sql, catalog=catalog, schema=schema, names=chunk)
+                params = {"catalog": catalog, "schema": schema, "names": chunk}
+                rows = self._run(conn, sql, params)
                 for row in rows:
                     table = tables.get(f"{row[0]}.{row[1]}.{row[2]}")
                     if table is not None:
@@ -323,7 +339,7 @@ def _later(a: datetime | None, b: datetime | None) -> bool:
     return b is None or a > b
 
 
-def _table(item: _Listed) -> dict[str, Any]:
+def _table(item: _Listed) -> TableRecord:
     return {
         "id": item.id,
         "name": item.name,

@@ -12,13 +12,16 @@ database), ``database.schema.table`` for tables of attached DuckDB databases.
 
 **Which tables.** ``schemas`` lists the schemas to read (default: the default schema).
 ``allow`` / ``block`` filter table ids by prefix or ``re:`` regex, the blocklist winning, on
-top of the default scratch-name blocklist (:mod:`schemaseek.sources.filters`); filtered tables
-are never reflected.
+top of the default scratch-name blocklist (:mod:`schemaseek.sources.table_filters`); filtered
+tables are never reflected.
 
 **Documents.** ``documents="bounded"`` (default) builds a few documents per table — identity,
 column facets, relationships (:mod:`schemaseek.sources.bounded`); ``documents="single"`` builds
 one ``SQL_TABLE`` document per table whose members are "name type — description" for the first
 :data:`MAX_DESCRIBED_COLUMNS` columns, then bare names.
+
+**Tables** are read into :class:`~schemaseek.sources.records.TableRecord` dicts, kept in
+``SourceSchema.raw["tables"]``.
 
 **Edges.** Declared foreign keys become ``foreignKey`` edges, referencing table → referenced
 table, with ``data = {"columns", "ref_columns", "inferred": False, "name"}``. With
@@ -44,22 +47,22 @@ catalog only.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Literal
 
-import sqlalchemy
 from sqlalchemy import URL, Engine
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 
-from schemaseek.documents import DocKind, Document
-from schemaseek.errors import ConfigError, MissingExtraError, SourceError
-from schemaseek.sources.base import Edge, SourceSchema, stable_hash
+from schemaseek.documents import DocKind, Document, Edge, Relation
+from schemaseek.errors import ConfigError, SourceError
+from schemaseek.sources.base import SourceSchema, stable_hash
 from schemaseek.sources.bounded import bounded_documents
-from schemaseek.sources.filters import TableFilter
+from schemaseek.sources.engines import create_engine, parse_url
 from schemaseek.sources.inferred import infer_foreign_keys
+from schemaseek.sources.records import TableData, TableRecord
 from schemaseek.sources.redact import Secrets, redact_url, redacting_loggers
 from schemaseek.sources.reflect import parse_sqlite_comments, reflect_schema
+from schemaseek.sources.table_filters import TableFilter
 
 __all__ = [
     "MAX_DESCRIBED_COLUMNS",
@@ -69,6 +72,7 @@ __all__ = [
     "foreign_key_edges",
     "load_sql",
     "parse_sqlite_comments",
+    "table_document",
     "table_signature",
 ]
 
@@ -77,15 +81,6 @@ MAX_DESCRIBED_COLUMNS = 64
 
 DocumentMode = Literal["bounded", "single"]
 InferMode = Literal["auto"] | bool
-
-# backend → (package to install, schemaseek extra that installs it)
-_EXTRAS = {
-    "postgresql": ("psycopg", "postgres"),
-    "mysql": ("pymysql", "mysql"),
-    "mariadb": ("pymysql", "mysql"),
-    "duckdb": ("duckdb-engine", "duckdb"),
-    "snowflake": ("snowflake-sqlalchemy", "snowflake"),
-}
 
 
 def load_sql(
@@ -108,12 +103,12 @@ def load_sql(
     """
     table_filter = TableFilter.create(allow, block, default_block)
     secrets = Secrets()
-    parsed = engine.url if engine is not None else _parse_url(url, secrets)
+    parsed = engine.url if engine is not None else parse_url(url, secrets)
     secrets.add_url(parsed)
     safe = redact_url(parsed)
     owned = engine is None
     with redacting_loggers(secrets):
-        active = engine if engine is not None else _create_engine(parsed, safe, secrets)
+        active = engine if engine is not None else create_engine(parsed, safe, secrets)
         try:
             with active.connect() as conn:
                 wanted: Sequence[str | None] = schemas or [None]
@@ -134,7 +129,7 @@ def load_sql(
 
 
 def build_sql_schema(
-    tables: list[dict[str, Any]],
+    tables: list[TableRecord],
     source: str,
     *,
     documents: DocumentMode = "bounded",
@@ -149,7 +144,7 @@ def build_sql_schema(
     docs = (
         bounded_documents(tables, source, edges)
         if documents == "bounded"
-        else [_document(t, source) for t in tables]
+        else [table_document(t, source) for t in tables]
     )
     return SourceSchema(
         name=source,
@@ -161,31 +156,32 @@ def build_sql_schema(
     )
 
 
-def foreign_key_edges(tables: Sequence[dict[str, Any]]) -> list[Edge]:
+def foreign_key_edges(tables: Sequence[TableRecord]) -> list[Edge]:
     """Declared foreign keys as ``foreignKey`` edges between loaded tables (one per FK)."""
     ids = {t["id"] for t in tables}
     edges: list[Edge] = []
     for table in tables:
         for fk in table["foreign_keys"]:
-            if fk["ref_table"] in ids:
-                data = {
+            target = fk["ref_table"]
+            if target is not None and target in ids:
+                data: dict[str, Any] = {
                     "columns": list(fk["columns"]),
                     "ref_columns": list(fk["ref_columns"]),
                     "inferred": False,
                     "name": fk["name"],
                 }
-                edges.append(Edge(table["id"], fk["ref_table"], "foreignKey", data))
+                edges.append(Edge(table["id"], target, Relation.FOREIGN_KEY, data))
     return edges
 
 
-def _resolve_references(tables: list[dict[str, Any]]) -> None:
+def _resolve_references(tables: list[TableRecord]) -> None:
     """Point a reference that names no loaded table at the one loaded table of that name.
 
     (PostgreSQL omits the schema of referenced tables on the search path, so a key from
     ``sales.orders`` to ``public.currency`` first reads as ``sales.currency``.)
     """
     ids = {t["id"] for t in tables}
-    by_name: dict[str, list[str]] = {}
+    by_name: dict[str | None, list[str]] = {}
     for table in tables:
         by_name.setdefault(table["name"], []).append(table["id"])
     for table in tables:
@@ -195,49 +191,16 @@ def _resolve_references(tables: list[dict[str, Any]]) -> None:
                 fk["ref_table"] = found[0]
 
 
-def _parse_url(url: str, secrets: Secrets) -> URL:
-    secrets.add_url(url)
-    try:
-        return sqlalchemy.make_url(url)
-    except ArgumentError:
-        raise SourceError("invalid database URL: it could not be parsed") from None
-
-
-def _create_engine(url: URL, safe: str, secrets: Secrets) -> Engine:
-    backend = url.get_backend_name()
-    extra = _EXTRAS.get(backend)
-    if url.drivername in ("mysql", "mariadb") and find_spec("MySQLdb") is None:
-        url = url.set(drivername=f"{url.drivername}+pymysql")  # the driver the extra installs
-    database = url.database or ""
-    is_file = backend == "sqlite" and database not in ("", ":memory:")
-    if is_file and not database.startswith("file:") and not Path(database).is_file():
-        raise SourceError(f"{safe}: SQLite database file not found")
-    try:
-        return sqlalchemy.create_engine(url)
-    except ImportError as exc:
-        module = exc.name or "the database driver"
-        if extra is None:
-            raise SourceError(f"{safe}: the driver {module} is not installed") from exc
-        error = MissingExtraError(module, extra[1])
-        if backend in ("postgresql", "mysql", "mariadb") and module != extra[0]:
-            error.add_note(
-                f"the '{extra[1]}' extra installs {extra[0]}: use {backend}+{extra[0]}://"
-            )
-        raise error from exc
-    except NoSuchModuleError as exc:
-        if extra is None:
-            raise SourceError(f"{safe}: no SQLAlchemy dialect for '{url.drivername}'") from exc
-        raise MissingExtraError(extra[0], extra[1]) from exc
-    except ArgumentError as exc:
-        raise SourceError(f"{safe}: invalid database URL: {secrets.scrub(str(exc))}") from None
-
-
 def _default_name(url: URL) -> str:
     database = "" if url.database in (None, ":memory:") else str(url.database)
     return Path(database).stem or url.get_backend_name()
 
 
-def _document(table: dict[str, Any], source: str) -> Document:
+def table_document(table: TableRecord, source: str) -> Document:
+    """The single ``SQL_TABLE`` document of a table (``documents="single"``, catalog files):
+    members "name type — description" for the first :data:`MAX_DESCRIBED_COLUMNS` columns,
+    then bare names; ``data`` a :class:`~schemaseek.sources.records.TableData` without
+    ``database`` and ``documents``."""
     members: list[str] = []
     for i, col in enumerate(table["columns"]):
         if i >= MAX_DESCRIBED_COLUMNS:
@@ -245,7 +208,13 @@ def _document(table: dict[str, Any], source: str) -> Document:
             continue
         text = f"{col['name']} {col['type']}".strip()
         members.append(f"{text} — {col['description']}" if col["description"] else text)
-    data = {k: table[k] for k in ("columns", "primary_key", "foreign_keys", "schema", "is_view")}
+    data: TableData = {
+        "columns": table["columns"],
+        "primary_key": table["primary_key"],
+        "foreign_keys": table["foreign_keys"],
+        "schema": table["schema"],
+        "is_view": table["is_view"],
+    }
     return Document(
         id=table["id"],
         kind=DocKind.SQL_TABLE,
@@ -253,11 +222,11 @@ def _document(table: dict[str, Any], source: str) -> Document:
         name=table["name"],
         description=table["description"],
         members=tuple(members),
-        data=data,
+        data=dict(data),
     )
 
 
-def table_signature(table: dict[str, Any]) -> str:
+def table_signature(table: TableRecord) -> str:
     """One table's part of the schema hash (table order never matters, column order does)."""
     columns = ";".join(
         f"{c['name']}:{c.get('type')}:{c.get('nullable')}:{c.get('description')}"

@@ -11,8 +11,8 @@ from graphql import build_schema, parse, validate
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.index import SchemaIndex
-from schemaseek.mcp.catalog import Catalog
 from schemaseek.mcp.coverage import coverage_search
+from schemaseek.mcp.served import ServedIndexes
 from schemaseek.mcp.tools import SchemaTools, ToolInputError
 from schemaseek.sources.demo import demo_glossary, demo_graphql, demo_sql
 from schemaseek.sources.sql import load_sql
@@ -37,14 +37,14 @@ def split(counting: CountingProvider) -> list[SchemaIndex]:
 
 @pytest.fixture(scope="module")
 def tools(split: list[SchemaIndex]) -> SchemaTools:
-    return SchemaTools(Catalog(lambda: split))
+    return SchemaTools(ServedIndexes(lambda: split))
 
 
 def test_search_merges_the_indexes_by_fused_score(
     tools: SchemaTools, split: list[SchemaIndex]
 ) -> None:
     question = "royalty payments for Sony"
-    merged = tools.catalog.search(question, limit=10, sources=(), kinds=())
+    merged = tools.served.search(question, limit=10, sources=(), kinds=())
     each = [h for index in split for h in index.search(question, limit=10).hits]
     expected = sorted(each, key=lambda h: (-h.score, h.document.source, h.id))[:10]
     assert merged.ids() == [h.id for h in expected]
@@ -89,7 +89,7 @@ def test_tables_of_different_sources_are_never_joined(
         conn.execute("CREATE TABLE ledger_entry (id INTEGER PRIMARY KEY, amount REAL)")
     ledger = SchemaIndex([load_sql(f"sqlite:///{tmp_path / 'ledger.db'}", "ledger")], provider=None)
     ledger.build()
-    tools = SchemaTools(Catalog(lambda: [*split, ledger]))
+    tools = SchemaTools(ServedIndexes(lambda: [*split, ledger]))
     with pytest.raises(ToolInputError, match="different sources"):
         tools.join_path(["royalty_payment", "ledger_entry"])
     assert tools.describe(["ledger_entry"])["items"][0]["source"] == "ledger"
@@ -98,7 +98,7 @@ def test_tables_of_different_sources_are_never_joined(
 def test_coverage_embeds_once_for_every_index(
     split: list[SchemaIndex], counting: CountingProvider
 ) -> None:
-    tools = SchemaTools(Catalog(lambda: split))
+    tools = SchemaTools(ServedIndexes(lambda: split))
     counting.reset()
     out = coverage_search(tools, ["money owed to songwriters", "record label partners"])
     assert out["embedding"] == {"batched": 2, "cached": 0, "vectors": True}
@@ -113,7 +113,7 @@ def test_report_usage_teaches_the_index_that_knows_the_ids(tools: SchemaTools) -
     assert out["unknown"] == ["unknown_id"]
 
 
-def test_an_empty_catalog_says_it_is_not_ready() -> None:
-    tools = SchemaTools(Catalog(lambda: [None]))
+def test_no_served_index_says_it_is_not_ready() -> None:
+    tools = SchemaTools(ServedIndexes(lambda: [None]))
     with pytest.raises(ToolInputError, match="still being built"):
         tools.search_schema("anything")

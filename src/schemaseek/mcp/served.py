@@ -1,16 +1,17 @@
 """What the MCP tools answer from: one :class:`~schemaseek.index.SchemaIndex`, or the several
 indexes a network service runs (one engine per source).
 
-:class:`Catalog` hides the difference. It is given a function returning the indexes to serve
-*now* (a service's engines swap their index on refresh or rollback, so the catalog never keeps
+:class:`ServedIndexes` hides the difference. It is given a function returning the indexes to serve
+*now* (a service's engines swap their index on refresh or rollback, so the store never keeps
 one), and answers:
 
 * **search** — :func:`schemaseek.federation.federated_search`, as the network service runs it:
   each index whose sources are wanted answers the question; the hits merge by fused score
   (ties by source then id) and the best ``limit`` are kept. With one index its response passes
   through unchanged.
-* **lookups** — ids are unique within a source, not across sources: :meth:`Catalog.find`
-  returns every index holding an id (optionally of one source), :meth:`Catalog.owner` the first.
+* **lookups** — ids are unique within a source, not across sources:
+  :meth:`ServedIndexes.find` returns every index holding an id (optionally of one source),
+  :meth:`ServedIndexes.owner` the first.
   Paths (root paths, FK joins) never cross indexes: each index holds its own graph.
 * **learning** — a usage report teaches every index that knows one of the ids
   (:func:`schemaseek.federation.learn`).
@@ -31,18 +32,18 @@ from schemaseek.recent import RecentQueries
 if TYPE_CHECKING:
     from schemaseek.index import SchemaIndex
 
-__all__ = ["Catalog"]
+__all__ = ["ServedIndexes"]
 
 
-class Catalog:
+class ServedIndexes:
     """The indexes behind the MCP tools (see the module docstring)."""
 
     def __init__(self, indexes: Callable[[], Sequence[SchemaIndex | None]]) -> None:
         self._indexes = indexes
 
     @classmethod
-    def of(cls, index: SchemaIndex) -> Catalog:
-        """A catalog over one index (built now or later)."""
+    def of(cls, index: SchemaIndex) -> ServedIndexes:
+        """The indexes of one index (built now or later)."""
         return cls(lambda: [index])
 
     def current(self) -> list[SchemaIndex]:

@@ -1,9 +1,9 @@
 """A locally cached catalog for the client's keyword-only fallback (spec 003 "Graceful
 degradation": when the service is unreachable, callers fall back to keyword search).
 
-:class:`CatalogCache` keeps each source's schema as the service sent it from ``GetSchema``
+:class:`OfflineSchemaCache` keeps each source's schema as the service sent it from ``GetSchema``
 (GraphQL SDL, SQL table catalog) in ``<directory>/<source>.json``, refreshed conditionally by
-hash. :meth:`CatalogCache.search` answers from a keyword + glossary-free index built from
+hash. :meth:`OfflineSchemaCache.search` answers from a keyword + glossary-free index built from
 those files (no model, no network), with ``degraded`` set.
 """
 
@@ -24,7 +24,7 @@ from schemaseek.index import SchemaIndex
 from schemaseek.service.gen.schemaseek.v1 import search_pb as pb
 from schemaseek.sources.base import SourceSchema
 
-__all__ = ["CatalogCache"]
+__all__ = ["OfflineSchemaCache"]
 
 
 def _table_dict(table: pb.SqlTable) -> dict[str, Any]:
@@ -59,7 +59,7 @@ def _table_dict(table: pb.SqlTable) -> dict[str, Any]:
     }
 
 
-class CatalogCache:
+class OfflineSchemaCache:
     """Cached schemas of ``sources`` under ``directory``; see the module docstring."""
 
     def __init__(self, directory: str | Path, sources: Sequence[str]) -> None:
