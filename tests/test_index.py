@@ -9,7 +9,7 @@ from schemaseek.documents import DocKind, Document
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.errors import ConfigError
 from schemaseek.index import SchemaIndex
-from schemaseek.pipeline import InvalidQueryError
+from schemaseek.query.pipeline import InvalidQueryError
 from schemaseek.sources.base import SourceSchema, stable_hash
 from schemaseek.sources.demo import demo_glossary, demo_graphql, demo_sources
 from tests.conftest import FlakyProvider

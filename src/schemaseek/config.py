@@ -53,12 +53,12 @@ class SearchSettings(BaseSettings):
     # join propagation: tables FK-joined to the first `join_anchors` hits gain `join_boost`
     # times the relative scores of their two strongest such hits, a table that references the
     # hit (rather than one the hit references) `join_referencing_share` of that
-    # (expansion.propagate_joins; tuned on BIRD-dev and Spider-dev; 0 = off)
+    # (query.adjustments.propagate_joins; tuned on BIRD-dev and Spider-dev; 0 = off)
     join_boost: float = Field(default=0.33, ge=0.0, le=10.0)
     join_anchors: int = Field(default=5, ge=0, le=50)
     join_referencing_share: float = Field(default=0.73, ge=0.0, le=1.0)
     # items of the best hit's source gain this much (relative to the best score) when several
-    # sources are searched together (expansion.favour_leading_source; tuned on BIRD/Spider-dev)
+    # sources are searched together (query.adjustments.favour_leading_source; tuned on BIRD/Spider-dev)
     source_cohesion: float = Field(default=0.1, ge=0.0, le=10.0)
     weak_hit_cut: bool = False
     weak_hit_sample: int = Field(default=2048, ge=16)

@@ -4,10 +4,10 @@ Every index fuses with the same settings (the same signals, the same fusion), so
 share one scale and a merge by ``(score desc, source, id)`` is fair.
 :func:`federated_search`
 
-* checks the question once (:func:`schemaseek.pipeline.validate_search`);
+* checks the question once (:func:`schemaseek.query.pipeline.validate_search`);
 * asks every member whose sources are wanted (a member is anything with a ``name`` and an
   ``index``: a serving unit, or :class:`Served` around a bare index);
-* merges their hits by :func:`hit_key` and cuts one page with :func:`schemaseek.fusion.top_k`;
+* merges their hits by :func:`hit_key` and cuts one page with :func:`schemaseek.query.fusion.top_k`;
 * hands out **one** ``query_id`` for the search and remembers it, with the question and the
   ids it ranked, in the caller's :class:`~schemaseek.recent.RecentQueries`.
 
@@ -18,7 +18,7 @@ Without one, members are asked for ``limit`` and one answering member's ranking 
 unchanged (its order and its ``query_id``): there is nothing to merge and no keyset to keep.
 
 **Failures.** A member that fails is skipped and the answer says ``degraded``; an invalid
-question raises :class:`~schemaseek.pipeline.InvalidQueryError`; no member answering raises
+question raises :class:`~schemaseek.query.pipeline.InvalidQueryError`; no member answering raises
 :class:`NoEngineError`.
 
 :func:`known_ids` and :func:`learn` serve usage reports the same way over the members.
@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from schemaseek.config import SearchSettings
 from schemaseek.documents import Hit, SearchResponse
 from schemaseek.errors import SchemaSeekError
-from schemaseek.filters import SearchFilter
-from schemaseek.fusion import top_k
-from schemaseek.pipeline import MODES, InvalidQueryError, Mode, validate_search
+from schemaseek.query.filters import SearchFilter
+from schemaseek.query.fusion import top_k
+from schemaseek.query.pipeline import MODES, InvalidQueryError, Mode, validate_search
 from schemaseek.recent import RecentQueries
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from mcp.types import TextContent
 from schemaseek.index import SchemaIndex
 from schemaseek.mcp.server import build_server
 from schemaseek.mcp.tools import SchemaTools
-from schemaseek.paths import root_path
+from schemaseek.paths.graphql import root_path
 from tests.mcp.conftest import GITHUB_SDL
 from tests.mcp.github_questions import QUESTIONS
 

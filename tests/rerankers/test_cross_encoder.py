@@ -158,7 +158,7 @@ def test_failure_inside_rerank_keeps_the_fused_order(
     (tmp_path / "broken.onnx").write_bytes(b"\x00 truncated download")
     index = demo_index(CrossEncoderReranker(tmp_path / "broken.onnx", tokenizer))
     question = "royalty payments for Sony"
-    with caplog.at_level(logging.WARNING, logger="schemaseek.rerank"):
+    with caplog.at_level(logging.WARNING, logger="schemaseek.query.rerank"):
         response = index.search(question, limit=8)
     assert "reranker failed" in caplog.text
     assert not response.degraded

@@ -10,7 +10,7 @@ from schemaseek.config import SearchSettings
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.errors import ConfigError
-from schemaseek.rerank import Reranker as ReexportedReranker
+from schemaseek.query.rerank import Reranker as ReexportedReranker
 from schemaseek.rerankers import (
     CrossEncoderReranker,
     LateInteractionReranker,

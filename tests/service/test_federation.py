@@ -19,10 +19,10 @@ from schemaseek.federation import (
     serving,
 )
 from schemaseek.feedback import FeedbackStore
-from schemaseek.filters import SearchFilter
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
-from schemaseek.pipeline import InvalidQueryError
+from schemaseek.query.filters import SearchFilter
+from schemaseek.query.pipeline import InvalidQueryError
 from schemaseek.recent import RecentQueries
 from schemaseek.service.backend import Backend
 from schemaseek.sources.demo import demo_glossary, demo_graphql, demo_sql

@@ -11,7 +11,7 @@ import sqlalchemy
 
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.index import SchemaIndex
-from schemaseek.paths import join_paths
+from schemaseek.paths.joins import join_paths
 from schemaseek.sources.base import SourceSchema
 from schemaseek.sources.diff import diff_sources
 from schemaseek.sources.sql import load_sql

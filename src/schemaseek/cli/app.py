@@ -32,7 +32,7 @@ from schemaseek.cli.source_params import with_source_options
 from schemaseek.documents import DocKind
 from schemaseek.errors import SchemaSeekError
 from schemaseek.index import SchemaIndex
-from schemaseek.pipeline import MODES
+from schemaseek.query.pipeline import MODES
 
 app = typer.Typer(
     name="schemaseek",

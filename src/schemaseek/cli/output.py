@@ -120,7 +120,7 @@ def _why(explanation: dict[str, Any], related: list[str]) -> str:
 def with_root_paths(index: SchemaIndex, response: SearchResponse) -> dict[str, Any]:
     """The ``--json`` object; GraphQL hits also carry their shortest path from a root field
     with each step's required arguments (``"path": null`` when nothing leads there)."""
-    from schemaseek.paths import root_path
+    from schemaseek.paths.graphql import root_path
 
     payload = response.to_dict(explain=True)
     order = response.ids()

@@ -31,11 +31,11 @@ from schemaseek.embedding.breaker import BreakerConfig, BreakerProvider, Breaker
 from schemaseek.engine import persistence
 from schemaseek.engine.report import EngineCancelled, EngineReport, EngineState
 from schemaseek.errors import ConfigError, EmbeddingError
-from schemaseek.filters import SearchFilter
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
-from schemaseek.pipeline import Mode
-from schemaseek.rerank import Reranker
+from schemaseek.query.filters import SearchFilter
+from schemaseek.query.pipeline import Mode
+from schemaseek.query.rerank import Reranker
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.snapshots.fingerprint import fingerprint_of
 from schemaseek.snapshots.manager import SnapshotManager

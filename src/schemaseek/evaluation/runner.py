@@ -33,7 +33,7 @@ from schemaseek.evaluation.datasets import Question
 from schemaseek.evaluation.metrics import aggregate
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
-from schemaseek.pipeline import MODES, InvalidQueryError, Mode
+from schemaseek.query.pipeline import MODES, InvalidQueryError, Mode
 from schemaseek.sources.base import SourceSchema
 
 __all__ = ["SCOPES", "EvalProgress", "EvalResult", "ModeResult", "Scope", "evaluate"]

@@ -1,7 +1,7 @@
 """``SchemaIndex``: the one implementation behind the Python API, the CLI, the service and MCP.
 
 It owns the documents of one or more sources and the four indexes built from them (keyword,
-vector, glossary, graph), and answers through :mod:`schemaseek.pipeline`. Engines, snapshots,
+vector, glossary, graph), and answers through :mod:`schemaseek.query.pipeline`. Engines, snapshots,
 the service and MCP use its public methods only: build, serve_lexical, diff + apply_diff,
 export_files / restore_files, and the counts a status page shows.
 
@@ -28,7 +28,6 @@ from schemaseek.documents import DocKind, Document, SearchResponse
 from schemaseek.embedding.base import EmbeddingProvider, Vectors
 from schemaseek.embedding.factory import provider_from_settings
 from schemaseek.errors import ConfigError, EmbeddingError
-from schemaseek.filters import SearchFilter
 from schemaseek.glossary import Glossary
 from schemaseek.graph import SchemaGraph
 from schemaseek.index import files as index_files
@@ -36,9 +35,10 @@ from schemaseek.index import state
 from schemaseek.index.diff import SourceDiff, content_hash, diff_source, keeps_shape
 from schemaseek.index.reports import BuildProgress, BuildReport, RefreshReport
 from schemaseek.index.vectors import fill_vectors
-from schemaseek.pipeline import IndexParts, Mode, search
+from schemaseek.query.filters import SearchFilter
+from schemaseek.query.pipeline import IndexParts, Mode, search
+from schemaseek.query.rerank import Reranker
 from schemaseek.recent import RecentQueries
-from schemaseek.rerank import Reranker
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.sources.base import SourceSchema
 
@@ -348,7 +348,7 @@ class SchemaIndex:
         search_filter: SearchFilter | None = None,
         instrument: Instrument | None = None,
     ) -> SearchResponse:
-        """Answer a question; see :func:`schemaseek.pipeline.search`. ``search_filter``
+        """Answer a question; see :func:`schemaseek.query.pipeline.search`. ``search_filter``
         replaces the separate filter options; ``instrument`` sees the state first."""
         if search_filter is None:
             search_filter = SearchFilter(

@@ -1,4 +1,4 @@
-"""The one constructor of the pipeline's state (:class:`~schemaseek.pipeline.IndexParts`).
+"""The one constructor of the pipeline's state (:class:`~schemaseek.query.pipeline.IndexParts`).
 
 Whatever path fills an index — a build, a refresh, phase one of a cold start, a warm start
 from a snapshot — ends here, so what derives from the document set (the relationship graph,
@@ -21,8 +21,8 @@ from schemaseek.embedding.cache import CachedQueryEmbedder
 from schemaseek.errors import ConfigError
 from schemaseek.glossary import Glossary
 from schemaseek.graph import SchemaGraph
-from schemaseek.pipeline import IndexParts
-from schemaseek.rerank import Reranker
+from schemaseek.query.pipeline import IndexParts
+from schemaseek.query.rerank import Reranker
 from schemaseek.rerankers.factory import reranker_from_settings
 from schemaseek.signals.feedback import FeedbackSignal
 from schemaseek.signals.glossary import GlossaryMatcher

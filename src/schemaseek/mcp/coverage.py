@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from schemaseek.documents import DocKind, Hit
-from schemaseek.fusion import NamedSignal, reciprocal_rank_fusion
 from schemaseek.mcp.confidence import assess
 from schemaseek.mcp.render import path_text, why
 from schemaseek.mcp.tools import SchemaTools, ToolInputError
+from schemaseek.query.fusion import NamedSignal, reciprocal_rank_fusion
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from schemaseek.documents import DocKind, Document, Hit, Relation
-from schemaseek.paths import RootPath, relationships, root_path
+from schemaseek.paths.graphql import RootPath, root_path
+from schemaseek.paths.joins import relationships
 
 if TYPE_CHECKING:
     from schemaseek.index import SchemaIndex

@@ -26,7 +26,7 @@ from schemaseek.documents import DocKind, Document, Hit, SearchResponse
 from schemaseek.embedding.cache import CachedQueryEmbedder
 from schemaseek.federation import federated_search, known_ids, learn, serving
 from schemaseek.feedback import UsageEvent
-from schemaseek.filters import SearchFilter
+from schemaseek.query.filters import SearchFilter
 from schemaseek.recent import RecentQueries
 
 if TYPE_CHECKING:

@@ -24,7 +24,8 @@ from schemaseek.mcp.budget import TokenCounter, allocate
 from schemaseek.mcp.confidence import assess
 from schemaseek.mcp.render import GRAPHQL_KINDS, describe_text, hit_card
 from schemaseek.mcp.served import ServedIndexes
-from schemaseek.paths import JoinPath, RootPath, join_paths, root_path, selection_skeleton
+from schemaseek.paths.graphql import RootPath, root_path, selection_skeleton
+from schemaseek.paths.joins import JoinPath, join_paths
 from schemaseek.recent import RECENT_QUERIES, RecentQueries
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from connectrpc.request import RequestContext
 from schemaseek.engine.units import ServingUnit
 from schemaseek.errors import GlossaryError
 from schemaseek.glossary import Glossary, parse_glossary
-from schemaseek.pipeline import InvalidQueryError
+from schemaseek.query.pipeline import InvalidQueryError
 from schemaseek.service import convert
 from schemaseek.service.backend import Backend
 from schemaseek.service.errors import run_blocking, to_connect_error

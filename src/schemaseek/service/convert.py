@@ -7,7 +7,7 @@ from typing import Any
 
 from schemaseek.documents import Explanation, Hit
 from schemaseek.engine import EngineReport
-from schemaseek.paths import JoinPath
+from schemaseek.paths.joins import JoinPath
 from schemaseek.service.federation import PageHit, SearchPage
 from schemaseek.service.gen.schemaseek.v1 import admin_pb
 from schemaseek.service.gen.schemaseek.v1 import search_pb as pb

@@ -20,7 +20,7 @@ from connectrpc.errors import ConnectError
 
 from schemaseek.errors import ConfigError, EmbeddingError, GlossaryError, SourceError
 from schemaseek.federation import NoEngineError
-from schemaseek.pipeline import InvalidQueryError
+from schemaseek.query.pipeline import InvalidQueryError
 from schemaseek.service.cursor import CursorError
 from schemaseek.snapshots.manifest import SnapshotError
 

@@ -15,9 +15,10 @@ from schemaseek.config import SearchSettings
 from schemaseek.documents import DocKind, Hit, SearchResponse
 from schemaseek.engine.units import ServingUnit
 from schemaseek.federation import Ask, Page, ask_index, federated_search
-from schemaseek.filters import SearchFilter
-from schemaseek.paths import JoinPath, RootPath, join_paths, root_path
-from schemaseek.pipeline import Mode
+from schemaseek.paths.graphql import RootPath, root_path
+from schemaseek.paths.joins import JoinPath, join_paths
+from schemaseek.query.filters import SearchFilter
+from schemaseek.query.pipeline import Mode
 from schemaseek.recent import RecentQueries
 from schemaseek.service.trace import Tracer, traced_search
 

@@ -11,8 +11,8 @@ from connectrpc.request import RequestContext
 
 from schemaseek.documents import DocKind
 from schemaseek.federation import Page
-from schemaseek.filters import SearchFilter
-from schemaseek.pipeline import InvalidQueryError, validate_search
+from schemaseek.query.filters import SearchFilter
+from schemaseek.query.pipeline import InvalidQueryError, validate_search
 from schemaseek.service import convert
 from schemaseek.service.backend import Backend
 from schemaseek.service.cursor import (

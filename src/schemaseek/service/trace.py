@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schemaseek.documents import SearchResponse
-from schemaseek.filters import SearchFilter
 from schemaseek.index import SchemaIndex
-from schemaseek.pipeline import IndexParts, Mode
+from schemaseek.query.filters import SearchFilter
+from schemaseek.query.pipeline import IndexParts, Mode
 
 __all__ = ["Span", "Tracer", "traced_search"]
 

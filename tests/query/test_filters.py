@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from schemaseek.documents import DocKind, Document
-from schemaseek.filters import SearchFilter, pattern_matches
+from schemaseek.query.filters import SearchFilter, pattern_matches
 
 TABLE = Document("ANALYTICS.SALES.ORDERS", DocKind.SQL_TABLE, "wh", "ORDERS")
 TYPE = Document("Product", DocKind.GRAPHQL_TYPE, "api", "Product")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from schemaseek.documents import DocKind, Document, Edge, Relation
-from schemaseek.expansion import propagate_joins
-from schemaseek.filters import SearchFilter
 from schemaseek.graph import SchemaGraph
+from schemaseek.query.adjustments import propagate_joins
+from schemaseek.query.filters import SearchFilter
 
 TABLES = ("orders", "customers", "items", "products", "regions", "audit", "other_db.log")
 

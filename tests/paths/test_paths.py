@@ -11,7 +11,8 @@ from graphql import build_schema, parse, validate
 from schemaseek.documents import Edge, Relation
 from schemaseek.graph import SchemaGraph
 from schemaseek.index import SchemaIndex
-from schemaseek.paths import join_paths, relationships, root_path, selection_skeleton
+from schemaseek.paths.graphql import root_path, selection_skeleton
+from schemaseek.paths.joins import join_paths, relationships
 from schemaseek.sources.demo import demo_sources
 from schemaseek.sources.graphql import from_schema
 

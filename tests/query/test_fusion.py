@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from schemaseek.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
+from schemaseek.query.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
 
 
 def test_rrf_matches_hand_computed_values() -> None:

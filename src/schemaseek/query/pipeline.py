@@ -26,11 +26,11 @@ from schemaseek.documents import (
 )
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.errors import SchemaSeekError
-from schemaseek.expansion import expand_columns, favour_leading_source, propagate_joins
-from schemaseek.filters import SearchFilter
-from schemaseek.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
 from schemaseek.graph import SchemaGraph
-from schemaseek.rerank import Reranker, rerank_stage
+from schemaseek.query.adjustments import expand_columns, favour_leading_source, propagate_joins
+from schemaseek.query.filters import SearchFilter
+from schemaseek.query.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
+from schemaseek.query.rerank import Reranker, rerank_stage
 from schemaseek.signals.feedback import FeedbackSignal
 from schemaseek.signals.glossary import GlossaryMatch, GlossaryMatcher
 from schemaseek.signals.graph import QUERY_SIGNALS, STATIC_SIGNALS, GraphSignals

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from schemaseek.documents import DocKind, Document
-from schemaseek.rerank import rerank_stage
+from schemaseek.query.rerank import rerank_stage
 from schemaseek.rerankers.base import Ranked
 
 

@@ -1,7 +1,8 @@
-"""Result expansion after ranking: join propagation and facet → column mapping.
+"""Score adjustments after ranking: join propagation, source cohesion, facet → column mapping.
 
-Both use what the schema says, never similarity: join propagation follows real (or explicitly
-inferred) foreign keys; column mapping reads a facet document's member columns.
+Each uses what the schema says, never similarity: join propagation follows real (or explicitly
+inferred) foreign keys; source cohesion favours the leading hit's source when several are
+searched; column mapping reads a facet document's member columns.
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from schemaseek.documents import DocKind, Document, Relation
-from schemaseek.filters import SearchFilter
 from schemaseek.graph import SchemaGraph
+from schemaseek.query.filters import SearchFilter
 from schemaseek.sources.records import ColumnRecord, facet_data, table_data
 from schemaseek.text import tokenize
 
