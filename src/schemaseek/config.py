@@ -60,6 +60,17 @@ class SearchSettings(BaseSettings):
     # items of the best hit's source gain this much (relative to the best score) when several
     # sources are searched together (query.adjustments.favour_leading_source; tuned on BIRD/Spider-dev)
     source_cohesion: float = Field(default=0.1, ge=0.0, le=10.0)
+    # GraphQL structure after fusion (graphql_priors): scale types by their role (entity,
+    # wrapper, payload, input, enum, scalar, unreachable, root), credit a type with this share
+    # of its best field's score, and scale root fields of the other intent (read vs action)
+    type_role_weights: dict[str, float] = Field(default_factory=dict)
+    field_to_type_share: float = Field(default=0.0, ge=0.0, le=1.0)
+    intent_mismatch_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    # root fields gain this share of the best leading type they reach (0 = off), the
+    # leading `root_lead_targets` entity types counted, × `root_lead_decay` per extra hop
+    root_lead_share: float = Field(default=0.0, ge=0.0, le=10.0)
+    root_lead_targets: int = Field(default=10, ge=1, le=200)
+    root_lead_decay: float = Field(default=0.5, ge=0.0, le=1.0)
     weak_hit_cut: bool = False
     weak_hit_sample: int = Field(default=2048, ge=16)
     max_related: int = Field(default=5, ge=0, le=50)

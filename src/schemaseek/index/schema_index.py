@@ -157,6 +157,7 @@ class SchemaIndex:
             for name in ("documents", "matcher", "graph", "pins", "card_of", "by_source"):
                 setattr(parts, name, getattr(scratch, name))
             parts.graph_signals = scratch.graph_signals
+            parts.root_leads = scratch.root_leads
             self.sources = list(diff.sources)
 
     def refresh(self, schema: SourceSchema) -> RefreshReport:

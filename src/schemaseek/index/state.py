@@ -28,6 +28,7 @@ from schemaseek.signals.feedback import FeedbackSignal
 from schemaseek.signals.glossary import GlossaryMatcher
 from schemaseek.signals.graph import GraphSignals
 from schemaseek.signals.keyword import KeywordIndex
+from schemaseek.signals.root_leads import RootLeads
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.sources.base import SourceSchema
 from schemaseek.text import normalize_identifier
@@ -211,5 +212,6 @@ def assemble(
         card_of={d: t for d, t in facts.targets.items() if t and t in documents},
         by_source={source: tuple(ids) for source, ids in by_source.items()},
         graph_signals=GraphSignals(graph, documents),
+        root_leads=RootLeads(graph, documents),
         feedback=components.feedback,
     )

@@ -30,11 +30,14 @@ from schemaseek.graph import SchemaGraph
 from schemaseek.query.adjustments import expand_columns, favour_leading_source, propagate_joins
 from schemaseek.query.filters import SearchFilter
 from schemaseek.query.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
+from schemaseek.query.graphql_priors import apply_graphql_priors
+from schemaseek.query.intent import question_intent
 from schemaseek.query.rerank import Reranker, rerank_stage
 from schemaseek.signals.feedback import FeedbackSignal
 from schemaseek.signals.glossary import GlossaryMatch, GlossaryMatcher
 from schemaseek.signals.graph import QUERY_SIGNALS, STATIC_SIGNALS, GraphSignals
 from schemaseek.signals.keyword import KeywordIndex
+from schemaseek.signals.root_leads import RootLeads
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.signals.weak_hits import cut_weak_hits
 from schemaseek.text import normalize_identifier, tokenize
@@ -69,6 +72,7 @@ class IndexParts:
     card_of: Mapping[str, str] = field(default_factory=dict)
     by_source: Mapping[str, Sequence[str]] = field(default_factory=dict)
     graph_signals: GraphSignals | None = None
+    root_leads: RootLeads | None = None
     feedback: FeedbackSignal | None = None
 
 
@@ -136,6 +140,10 @@ def search(
     _graph_signals(parts, run)
     raw = _fuse(parts, run)
     fused = _collapse_to_cards(parts, raw)
+    fused = apply_graphql_priors(
+        parts.documents, fused, question_intent(run.query), settings,
+        leads=parts.root_leads, notes=run.notes,
+    )  # fmt: skip
     if DocKind.SQL_COLUMN in run.filter.kinds:
         columns, run.extra_docs = expand_columns(parts.documents, raw, run.query)
         fused.update(columns)

@@ -54,6 +54,7 @@ from graphql.validation.validate import validate_sdl
 from schemaseek.documents import DocKind, Document, Edge, Relation
 from schemaseek.errors import SourceError
 from schemaseek.sources.base import SourceSchema, stable_hash
+from schemaseek.sources.graphql_roles import TypeRoleInfo, type_roles
 from schemaseek.sources.records import (
     ArgumentRecord,
     GraphQLFieldData,
@@ -123,12 +124,13 @@ def load_introspection(path: str | Path, source: str = "graphql") -> SourceSchem
 def from_schema(schema: GraphQLSchema, source: str = "graphql") -> SourceSchema:
     """Turn a graphql-core schema into documents, edges, a normalized hash and printed SDL."""
     roots = _root_operations(schema)
+    roles = type_roles(schema)
     types = sorted((t for t in schema.type_map.values() if _indexed(t)), key=lambda t: t.name)
     documents: list[Document] = []
     edges = _EdgeCollector()
     for named in types:
         operation = roots.get(named.name)
-        documents.append(_type_document(named, source, operation))
+        documents.append(_type_document(named, source, operation, roles.get(named.name)))
         if isinstance(named, _Fielded):
             for field_name, field in named.fields.items():
                 field_id = f"{named.name}.{field_name}"
@@ -253,13 +255,19 @@ def _field_data(parent: str, field: _FieldLike) -> GraphQLFieldData:
     }
 
 
-def _type_document(named: GraphQLNamedType, source: str, operation: Operation | None) -> Document:
+def _type_document(
+    named: GraphQLNamedType, source: str, operation: Operation | None, role: TypeRoleInfo | None
+) -> Document:
     members = _member_names(named)
     data: GraphQLTypeData = {
         "type_kind": _type_kind(named),
         "member_count": len(members),
         "root_operation": operation,
     }
+    if role is not None:
+        data["role"] = role.role
+        data["wraps"] = role.wraps
+        data["depth"] = role.depth
     if isinstance(named, GraphQLObjectType | GraphQLInterfaceType):
         data["interfaces"] = [i.name for i in named.interfaces]
     return Document(

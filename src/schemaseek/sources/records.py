@@ -151,12 +151,17 @@ class ArgumentRecord(TypedDict):
 
 
 class GraphQLTypeData(TypedDict, total=False):
-    """``data`` of a ``GRAPHQL_TYPE`` document; ``interfaces`` on object and interface types."""
+    """``data`` of a ``GRAPHQL_TYPE`` document; ``interfaces`` on object and interface types.
+    ``role``, ``wraps`` and ``depth`` say what the type is to an agent
+    (:mod:`schemaseek.sources.graphql_roles`)."""
 
     type_kind: Required[TypeKind]
     member_count: Required[int]
     root_operation: Required[Operation | None]
     interfaces: list[str]
+    role: str
+    wraps: str | None
+    depth: int | None
 
 
 class GraphQLFieldData(TypedDict, total=False):

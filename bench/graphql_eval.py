@@ -1,0 +1,172 @@
+"""GraphQL retrieval quality per schema, half and kind of question, for settings variants.
+
+Each question set in ``bench/questions/<schema>.jsonl`` is asked twice: ranked among root
+fields (gold = the acceptable entry points, metric hit@5) and among types (gold = the types,
+metric recall@10). Sets with ``kind``/``split`` labels report each half and each kind apart;
+GitLab and Saleor (no labels) count as tuning data (``dev``). Variants are ``key=value`` settings
+changes as in ``bench/tune.py``. Document and question vectors come from the on-disk cache.
+
+The two schemas held out for independent evaluation (GitHub, Shopify) are refused.
+
+    .venv/bin/python bench/graphql_eval.py --split dev --variant base --variant 'weights.reach=1'
+    .venv/bin/python bench/graphql_eval.py --schema linear --split test --by-kind
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from schemaseek.config import default_cache_dir
+from schemaseek.documents import DocKind
+from schemaseek.embedding.disk_cache import DiskCachedProvider
+from schemaseek.embedding.onnx import OnnxEmbeddingProvider
+from schemaseek.evaluation.metrics import hit_at, recall_at, reciprocal_rank
+from schemaseek.index import SchemaIndex
+from schemaseek.query.pipeline import IndexParts
+from schemaseek.sources.graphql import load_sdl
+from tune import PrecomputedQueries, settings_variant
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMAS_DIR = ROOT.parent / "shared" / "datasets" / "graphql"
+QUESTIONS = ROOT / "bench" / "questions"
+TUNING = ("gitlab", "saleor")
+LABELLED = ("linear", "monday", "artsy", "hashnode", "buildkite", "opencollective")
+HELD_OUT = ("github", "shopify_admin")  # independent evaluation only: never run here
+
+
+@dataclass(frozen=True, slots=True)
+class Labelled:
+    """One question with its gold and labels."""
+
+    id: str
+    question: str
+    roots: tuple[str, ...]
+    types: tuple[str, ...]
+    kind: str
+    split: str
+
+
+def load_questions(schema: str) -> list[Labelled]:
+    out = []
+    for line in (QUESTIONS / f"{schema}.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            out.append(
+                Labelled(
+                    row["id"],
+                    row["question"],
+                    tuple(row["gold_root_fields"]),
+                    tuple(row["gold_types"]),
+                    row.get("kind", "unlabelled"),
+                    row.get("split", "dev"),
+                )
+            )
+    return out
+
+
+@dataclass(slots=True)
+class Scores:
+    """Per-question scores, grouped later."""
+
+    rows: list[tuple[str, str, str, dict[str, float]]]  # schema, split, kind, metrics
+
+
+def score_schema(
+    index: SchemaIndex, schema: str, questions: list[Labelled], variant: str
+) -> tuple[list[tuple[str, str, str, dict[str, float]]], float]:
+    """Every question of ``schema`` asked under ``variant``'s settings: the index is built
+    once with the defaults and each search runs on its state with the variant's settings
+    (so a variant may change search-time settings only)."""
+    settings = settings_variant(variant)
+
+    def swap(parts: IndexParts) -> IndexParts:
+        return dataclasses.replace(parts, settings=settings)
+
+    rows = []
+    took = []
+    for q in questions:
+        started = time.thread_time()
+        roots = index.search(
+            q.question, limit=20, kinds=[DocKind.GRAPHQL_ROOT_FIELD], instrument=swap
+        ).ids()
+        types = index.search(
+            q.question, limit=20, kinds=[DocKind.GRAPHQL_TYPE], instrument=swap
+        ).ids()
+        took.append((time.thread_time() - started) * 500.0)  # ms per search
+        metrics = {
+            "root_hit@5": hit_at(roots, q.roots, 5),
+            "root_mrr": reciprocal_rank(roots, q.roots),
+            "type_recall@10": recall_at(types, q.types, 10),
+            "type_mrr": reciprocal_rank(types, q.types),
+        }
+        rows.append((schema, q.split, q.kind, metrics))
+    return rows, statistics.median(took)
+
+
+def build_index(schema: str, questions: list[Labelled], disk: DiskCachedProvider) -> SchemaIndex:
+    source = load_sdl(SCHEMAS_DIR / f"{schema}.graphql", schema)
+    provider = PrecomputedQueries(disk, [q.question for q in questions])
+    index = SchemaIndex([source], provider=provider)
+    index.build()
+    return index
+
+
+METRICS = ("root_hit@5", "root_mrr", "type_recall@10", "type_mrr")
+
+
+def mean(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {m: sum(r[m] for r in rows) / len(rows) for m in METRICS} if rows else {}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--schema", action="append", default=None)
+    parser.add_argument("--split", choices=("dev", "test", "all"), default="all")
+    parser.add_argument("--variant", action="append", default=None)
+    parser.add_argument("--by-kind", action="store_true", help="one line per kind of question")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    schemas = args.schema or [*TUNING, *LABELLED]
+    refused = [s for s in schemas if s in HELD_OUT]
+    if refused:
+        sys.exit(f"{refused} are held out for independent evaluation")
+    disk = DiskCachedProvider(OnnxEmbeddingProvider(), default_cache_dir() / "embeddings")
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    variants = args.variant or ["base"]
+    grouped: dict[str, dict[str, list[dict[str, float]]]] = {v: defaultdict(list) for v in variants}
+    for schema in schemas:
+        questions = [q for q in load_questions(schema) if args.split in ("all", q.split)]
+        index = build_index(schema, questions, disk)
+        for variant in variants:
+            rows, p50 = score_schema(index, schema, questions, variant)
+            into = grouped[variant]
+            for name, _split, kind, metrics in rows:
+                into[name].append(metrics)
+                into["ALL"].append(metrics)
+                if args.by_kind:
+                    into[f"{name}/{kind}"].append(metrics)
+                    into[f"ALL/{kind}"].append(metrics)
+            cells = " ".join(f"{v:.3f}" for v in mean(into[schema]).values())
+            print(
+                f"{schema:16} n={len(rows):3} {cells}  cpu p50 {p50:5.1f}ms  {variant}", flush=True
+            )
+    for variant in variants:
+        into = grouped[variant]
+        for key in sorted(k for k in into if k.startswith("ALL") or "/" in k):
+            cells = " ".join(f"{v:.3f}" for v in mean(into[key]).values())
+            print(f"{key:16} n={len(into[key]):3} {cells}  {variant}")
+        results[variant] = {k: mean(v) for k, v in into.items()}
+    if args.json:
+        print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""Score adjustments from what a GraphQL schema says about itself, applied after fusion.
+
+Three facts about a GraphQL schema decide what an agent can use, whatever the names:
+
+* **the role of a type** (:mod:`schemaseek.sources.graphql_roles`): data lives in entity
+  types reachable from a query root; input objects, enums, scalars, mutation payloads and
+  unreachable types cannot be read, so their scores are scaled by
+  ``SearchSettings.type_role_weights``; a connection or edge wrapper hands its score to the
+  type it pages over before its own is scaled;
+* **the fields of a type**: a type gains ``field_to_type_share`` of its best field's score
+  (``Repository.pullRequests`` matching says something about ``Repository``);
+* **where root fields lead** (:class:`~schemaseek.signals.root_leads.RootLeads`): a root
+  field gains ``root_lead_share`` × the score of the best of the ``root_lead_targets``
+  leading types it reaches, × ``root_lead_decay`` per hop after the first;
+* **the intent of the question** (:func:`schemaseek.query.intent.question_intent`): root fields of
+  the other kind (mutations and subscriptions for a read, queries for an action) are scaled
+  by ``intent_mismatch_weight``.
+
+Scores are the fused scores of one search (any positive scale): the adjustments are
+multiplications and maxima, so they keep the scale. SQL documents pass through untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from schemaseek.config import SearchSettings
+from schemaseek.documents import DocKind, Document
+from schemaseek.query.intent import Intent
+from schemaseek.signals.root_leads import RootLeads
+
+__all__ = ["apply_graphql_priors"]
+
+_GRAPHQL = frozenset({DocKind.GRAPHQL_ROOT_FIELD, DocKind.GRAPHQL_TYPE, DocKind.GRAPHQL_FIELD})
+
+
+def apply_graphql_priors(
+    documents: Mapping[str, Document],
+    fused: Mapping[str, float],
+    intent: Intent,
+    settings: SearchSettings,
+    leads: RootLeads | None = None,
+    notes: dict[str, str] | None = None,
+) -> dict[str, float]:
+    """``fused`` adjusted as the module docstring says (a new dict; unknown ids kept);
+    ``notes`` receives why a root field was credited."""
+    share = settings.field_to_type_share
+    if (
+        not settings.type_role_weights
+        and share == 0
+        and settings.intent_mismatch_weight == 1
+        and settings.root_lead_share == 0
+    ):
+        return dict(fused)
+    out = dict(fused)
+    graphql = {
+        doc_id: doc
+        for doc_id in fused
+        if (doc := documents.get(doc_id)) is not None and doc.kind in _GRAPHQL
+    }
+    if not graphql:
+        return out
+    # evidence flows up before any scaling: fields to their type, wrappers to their node
+    if share > 0:
+        for doc_id, doc in graphql.items():
+            if doc.kind is DocKind.GRAPHQL_FIELD and not doc.data.get("input"):
+                parent = str(doc.data.get("parent") or "")
+                if parent in documents:
+                    out[parent] = max(out.get(parent, 0.0), share * fused[doc_id])
+    for doc_id, doc in graphql.items():
+        wraps = doc.data.get("wraps") if doc.kind is DocKind.GRAPHQL_TYPE else None
+        if wraps and wraps in documents:
+            out[wraps] = max(out.get(wraps, 0.0), fused[doc_id])
+    weights = settings.type_role_weights
+    entities: list[tuple[str, float]] = []
+    for doc_id in list(out):
+        doc = graphql.get(doc_id) or documents.get(doc_id)
+        if doc is not None and doc.kind is DocKind.GRAPHQL_TYPE:
+            role = str(doc.data.get("role") or "entity")
+            out[doc_id] *= weights.get(role, 1.0)
+            if role == "entity":
+                entities.append((doc_id, out[doc_id]))
+    if leads is not None and settings.root_lead_share > 0 and entities:
+        entities.sort(key=lambda item: (-item[1], item[0]))
+        best = leads.best(entities[: settings.root_lead_targets], decay=settings.root_lead_decay)
+        for root, (evidence, target, hops) in best.items():
+            out[root] = out.get(root, 0.0) + settings.root_lead_share * evidence
+            if notes is not None and root not in notes:
+                notes[root] = f"leads to {target} in {hops} hop{'s' if hops > 1 else ''}"
+    wanted = "query" if intent == "read" else "mutation"
+    for doc_id in list(out):
+        doc = graphql.get(doc_id) or documents.get(doc_id)
+        if (
+            doc is not None
+            and doc.kind is DocKind.GRAPHQL_ROOT_FIELD
+            and (doc.data.get("operation") or "query") != wanted
+        ):
+            out[doc_id] *= settings.intent_mismatch_weight
+    return out
