@@ -58,7 +58,8 @@ class SearchSettings(BaseSettings):
     join_anchors: int = Field(default=5, ge=0, le=50)
     join_referencing_share: float = Field(default=0.73, ge=0.0, le=1.0)
     # items of the best hit's source gain this much (relative to the best score) when several
-    # sources are searched together (query.adjustments.favour_leading_source; tuned on BIRD/Spider-dev)
+    # sources are searched together (query.adjustments.favour_leading_source; tuned on
+    # BIRD-dev and Spider-dev)
     source_cohesion: float = Field(default=0.1, ge=0.0, le=10.0)
     # GraphQL structure after fusion (graphql_priors): scale types by their role (entity,
     # wrapper, payload, input, enum, scalar, unreachable, root), credit a type with this share
