@@ -30,7 +30,7 @@ from schemaseek.embedding.disk_cache import DiskCachedProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.evaluation.metrics import hit_at, recall_at, reciprocal_rank
 from schemaseek.index import SchemaIndex
-from schemaseek.query.pipeline import IndexParts
+from schemaseek.query.state import IndexParts
 from schemaseek.sources.graphql import load_sdl
 from tune import PrecomputedQueries, settings_variant
 
@@ -84,11 +84,13 @@ def score_schema(
 ) -> tuple[list[tuple[str, str, str, dict[str, float]]], float]:
     """Every question of ``schema`` asked under ``variant``'s settings: the index is built
     once with the defaults and each search runs on its state with the variant's settings
-    (so a variant may change search-time settings only)."""
+    (so a variant may change search-time settings only; ``reranker=none`` drops the
+    reranker)."""
     settings = settings_variant(variant)
 
     def swap(parts: IndexParts) -> IndexParts:
-        return dataclasses.replace(parts, settings=settings)
+        reranker = None if settings.reranker in ("", "none", "off") else parts.reranker
+        return dataclasses.replace(parts, settings=settings, reranker=reranker)
 
     rows = []
     took = []

@@ -72,6 +72,17 @@ class SearchSettings(BaseSettings):
     root_lead_share: float = Field(default=0.0, ge=0.0, le=10.0)
     root_lead_targets: int = Field(default=10, ge=1, le=200)
     root_lead_decay: float = Field(default=0.5, ge=0.0, le=1.0)
+    root_lead_hops: int = Field(default=3, ge=1, le=6)
+    root_lead_argument_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    # hub reduction: the vector signal ranks by cos(q − β·centroid, d), which takes from every
+    # document its similarity to the mean document (β; 0 = plain cosine). Documents close to
+    # everything (long generic descriptions) lose their head start (Suzuki et al. 2013,
+    # "Centering similarity measures to reduce hubs")
+    hub_reduction: float = Field(default=0.0, ge=0.0, le=2.0)
+    # dense pseudo-relevance feedback (Rocchio): search again with the question's vector moved
+    # towards the mean of its `vector_prf_docs` nearest documents by this weight (0 = off)
+    vector_prf_weight: float = Field(default=0.0, ge=0.0, le=5.0)
+    vector_prf_docs: int = Field(default=3, ge=1, le=50)
     weak_hit_cut: bool = False
     weak_hit_sample: int = Field(default=2048, ge=16)
     max_related: int = Field(default=5, ge=0, le=50)

@@ -55,6 +55,11 @@ class Document:
         return ". ".join(parts)
 
     def kind_label(self) -> str:
+        """What the item is, in words: ``mutation`` and ``subscription`` root fields are
+        named so, so that the text of an action reads as one."""
+        operation = self.data.get("operation") if self.kind is DocKind.GRAPHQL_ROOT_FIELD else None
+        if operation in ("mutation", "subscription"):
+            return str(operation)
         return {
             DocKind.GRAPHQL_ROOT_FIELD: "query field",
             DocKind.GRAPHQL_TYPE: "type",

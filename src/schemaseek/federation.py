@@ -38,7 +38,8 @@ from schemaseek.documents import Hit, SearchResponse
 from schemaseek.errors import SchemaSeekError
 from schemaseek.query.filters import SearchFilter
 from schemaseek.query.fusion import top_k
-from schemaseek.query.pipeline import MODES, InvalidQueryError, Mode, validate_search
+from schemaseek.query.pipeline import MODES, InvalidQueryError, validate_search
+from schemaseek.query.state import Mode
 from schemaseek.recent import RecentQueries
 
 if TYPE_CHECKING:

@@ -34,8 +34,8 @@ from schemaseek.errors import ConfigError, EmbeddingError
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
 from schemaseek.query.filters import SearchFilter
-from schemaseek.query.pipeline import Mode
 from schemaseek.query.rerank import Reranker
+from schemaseek.query.state import Mode
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.snapshots.fingerprint import fingerprint_of
 from schemaseek.snapshots.manager import SnapshotManager

@@ -33,10 +33,19 @@ from schemaseek.evaluation.datasets import Question
 from schemaseek.evaluation.metrics import aggregate
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
-from schemaseek.query.pipeline import MODES, InvalidQueryError, Mode
+from schemaseek.query.pipeline import MODES, InvalidQueryError
+from schemaseek.query.state import Mode
 from schemaseek.sources.base import SourceSchema
 
-__all__ = ["SCOPES", "EvalProgress", "EvalResult", "ModeResult", "Scope", "evaluate"]
+__all__ = [
+    "SCOPES",
+    "EvalProgress",
+    "EvalResult",
+    "ModeResult",
+    "Scope",
+    "evaluate",
+    "score_index",
+]
 
 Scope = Literal["per-source", "pooled"]
 SCOPES: tuple[Scope, ...] = ("per-source", "pooled")
@@ -162,6 +171,21 @@ def evaluate(
         documents=report.documents,
         modes=results,
     )
+
+
+def score_index(
+    index: SchemaIndex,
+    questions: Sequence[Question],
+    *,
+    mode: Mode = "hybrid",
+    scope: str = "pooled",
+    kinds: Iterable[DocKind | str] = (),
+) -> ModeResult:
+    """Score ``questions`` on an index already built (several question sets or kinds can
+    share one build); ``index_s`` is reported as 0. Questions without gold are left out."""
+    kind_filter = tuple(DocKind(k) for k in kinds)
+    scored = [q for q in questions if q.gold]
+    return _run_mode(index, scored, mode, scope, kind_filter, {}, None, 0.0)
 
 
 def _run_mode(

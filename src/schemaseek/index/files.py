@@ -40,7 +40,7 @@ from schemaseek.index.state import (
     matcher_for,
     vector_params,
 )
-from schemaseek.query.pipeline import IndexParts
+from schemaseek.query.state import IndexParts
 from schemaseek.signals.keyword import KeywordIndex
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.snapshots.documents import LazyDocuments, SourceDocuments, document_record

@@ -36,8 +36,9 @@ from schemaseek.index.diff import SourceDiff, content_hash, diff_source, keeps_s
 from schemaseek.index.reports import BuildProgress, BuildReport, RefreshReport
 from schemaseek.index.vectors import fill_vectors
 from schemaseek.query.filters import SearchFilter
-from schemaseek.query.pipeline import IndexParts, Mode, search
+from schemaseek.query.pipeline import search
 from schemaseek.query.rerank import Reranker
+from schemaseek.query.state import IndexParts, Mode
 from schemaseek.recent import RecentQueries
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.sources.base import SourceSchema

@@ -21,8 +21,8 @@ from schemaseek.embedding.cache import CachedQueryEmbedder
 from schemaseek.errors import ConfigError
 from schemaseek.glossary import Glossary
 from schemaseek.graph import SchemaGraph
-from schemaseek.query.pipeline import IndexParts
 from schemaseek.query.rerank import Reranker
+from schemaseek.query.state import IndexParts
 from schemaseek.rerankers.factory import reranker_from_settings
 from schemaseek.signals.feedback import FeedbackSignal
 from schemaseek.signals.glossary import GlossaryMatcher

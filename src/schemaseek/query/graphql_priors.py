@@ -11,7 +11,8 @@ Three facts about a GraphQL schema decide what an agent can use, whatever the na
   (``Repository.pullRequests`` matching says something about ``Repository``);
 * **where root fields lead** (:class:`~schemaseek.signals.root_leads.RootLeads`): a root
   field gains ``root_lead_share`` × the score of the best of the ``root_lead_targets``
-  leading types it reaches, × ``root_lead_decay`` per hop after the first;
+  leading types it reaches, × ``root_lead_decay`` per hop after the first, ×
+  ``root_lead_argument_weight`` per required argument that is not an identifier;
 * **the intent of the question** (:func:`schemaseek.query.intent.question_intent`): root fields of
   the other kind (mutations and subscriptions for a read, queries for an action) are scaled
   by ``intent_mismatch_weight``.
@@ -22,6 +23,7 @@ multiplications and maxima, so they keep the scale. SQL documents pass through u
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from schemaseek.config import SearchSettings
@@ -82,8 +84,15 @@ def apply_graphql_priors(
                 entities.append((doc_id, out[doc_id]))
     if leads is not None and settings.root_lead_share > 0 and entities:
         entities.sort(key=lambda item: (-item[1], item[0]))
-        best = leads.best(entities[: settings.root_lead_targets], decay=settings.root_lead_decay)
+        best = leads.best(
+            entities[: settings.root_lead_targets],
+            decay=settings.root_lead_decay,
+            max_hops=settings.root_lead_hops,
+        )
+        narrowing = settings.root_lead_argument_weight
         for root, (evidence, target, hops) in best.items():
+            if narrowing < 1 and (doc := documents.get(root)) is not None:
+                evidence *= narrowing ** _narrowing_arguments(doc)
             out[root] = out.get(root, 0.0) + settings.root_lead_share * evidence
             if notes is not None and root not in notes:
                 notes[root] = f"leads to {target} in {hops} hop{'s' if hops > 1 else ''}"
@@ -97,3 +106,15 @@ def apply_graphql_priors(
         ):
             out[doc_id] *= settings.intent_mismatch_weight
     return out
+
+
+_IDENTIFIER = re.compile(
+    r"^(ids?|.*Ids?|.*IDs?|.*_ids?|slug|key|handle|uuid|iid|number|fullPath|login)$"
+)
+
+
+def _narrowing_arguments(doc: Document) -> int:
+    """Required arguments of a root field that are not identifiers: values an agent must
+    already have in hand (a branch name, a file key), which make the field a special case."""
+    args = doc.data.get("args") or ()
+    return sum(1 for a in args if a.get("required") and not _IDENTIFIER.match(str(a.get("name"))))

@@ -47,7 +47,7 @@ AMBIGUOUS_VERBS = frozenset(
 """Words that act only when a determiner follows ("open a merge request", not "open issues")."""
 _DETERMINERS = frozenset(
     {"a", "an", "the", "my", "our", "your", "their", "this", "that", "these", "those", "every",
-     "all", "each", "some", "one", "two", "three", "me", "us", "him", "her", "them"}
+     "all", "each", "some", "one", "two", "three"}
 )  # fmt: skip
 
 _LEAD_INS = (

@@ -10,41 +10,30 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
+
+import numpy as np
 
 from schemaseek.config import SearchSettings
 from schemaseek.documents import (
     DocKind,
-    Document,
-    Explanation,
-    Hit,
-    Related,
     SearchResponse,
-    SignalHit,
 )
-from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.errors import SchemaSeekError
-from schemaseek.graph import SchemaGraph
 from schemaseek.query.adjustments import expand_columns, favour_leading_source, propagate_joins
+from schemaseek.query.explain import augment, explain
 from schemaseek.query.filters import SearchFilter
 from schemaseek.query.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
 from schemaseek.query.graphql_priors import apply_graphql_priors
 from schemaseek.query.intent import question_intent
-from schemaseek.query.rerank import Reranker, rerank_stage
-from schemaseek.signals.feedback import FeedbackSignal
-from schemaseek.signals.glossary import GlossaryMatch, GlossaryMatcher
-from schemaseek.signals.graph import QUERY_SIGNALS, STATIC_SIGNALS, GraphSignals
-from schemaseek.signals.keyword import KeywordIndex
-from schemaseek.signals.root_leads import RootLeads
-from schemaseek.signals.vector import VectorIndex
+from schemaseek.query.rerank import rerank_stage
+from schemaseek.query.state import IndexParts, Mode, SearchRun
+from schemaseek.signals.graph import QUERY_SIGNALS, STATIC_SIGNALS
+from schemaseek.signals.vector_kernels import Vectors
 from schemaseek.signals.weak_hits import cut_weak_hits
 from schemaseek.text import normalize_identifier, tokenize
 
 logger = logging.getLogger(__name__)
 
-Mode = Literal["hybrid", "keyword", "vector"]
 # a source-scoped search scores the vectors of its sources directly up to this many rows, so it
 # ranks every one of them, not only those among the whole index's nearest
 SCOPED_VECTOR_LIMIT = 20_000
@@ -53,46 +42,6 @@ MODES: tuple[Mode, ...] = ("hybrid", "keyword", "vector")
 
 class InvalidQueryError(SchemaSeekError, ValueError):
     """The question or a search option is not acceptable (empty, too long, bad limit, mode)."""
-
-
-@dataclass(slots=True)
-class IndexParts:
-    """What the pipeline reads; owned and kept current by :class:`schemaseek.index.SchemaIndex`."""
-
-    documents: Mapping[str, Document]
-    keyword: KeywordIndex
-    vector: VectorIndex | None
-    embedder: EmbeddingProvider | None
-    matcher: GlossaryMatcher | None
-    graph: SchemaGraph
-    pins: Mapping[str, Sequence[str]]
-    settings: SearchSettings
-    reranker: Reranker | None = None
-    vectors_ready: bool = False
-    card_of: Mapping[str, str] = field(default_factory=dict)
-    by_source: Mapping[str, Sequence[str]] = field(default_factory=dict)
-    graph_signals: GraphSignals | None = None
-    root_leads: RootLeads | None = None
-    feedback: FeedbackSignal | None = None
-
-
-@dataclass(slots=True)
-class _Run:
-    query: str
-    mode: Mode
-    limit: int
-    filter: SearchFilter
-    signals: list[NamedSignal] = field(default_factory=list)
-    matches: list[GlossaryMatch] = field(default_factory=list)
-    degraded: bool = False
-    reranked: bool = False
-    notes: dict[str, str] = field(default_factory=dict)
-    extra_docs: dict[str, Document] = field(default_factory=dict)
-    window: int = 0
-
-    def document(self, parts: IndexParts, doc_id: str) -> Document:
-        """An indexed document, or one made for this search (a column of a facet hit)."""
-        return self.extra_docs.get(doc_id) or parts.documents[doc_id]
 
 
 def validate_search(query: str, *, limit: int, mode: str, settings: SearchSettings) -> str:
@@ -127,7 +76,7 @@ def search(
     started = time.perf_counter()
     settings = parts.settings
     query = validate_search(query, limit=limit, mode=mode, settings=settings)
-    run = _Run(query, mode, limit, search_filter or SearchFilter())
+    run = SearchRun(query, mode, limit, search_filter or SearchFilter())
     # signals list at least `window` candidates, and score fusion normalises over the best
     # `window` of each: the same for every page of one search, whatever its limit
     run.window = settings.min_candidates * (4 if run.filter.active else 1)
@@ -169,8 +118,8 @@ def search(
     top_score = ranked[0][1] if ranked else 0.0
     final = [(d, top_score + 1.0) for d in pinned] + ranked
     final = final[:limit]
-    hits = _explain(parts, run, final, set(pinned))
-    hits = _augment(parts, run, hits)
+    hits = explain(parts, run, final, set(pinned))
+    hits = augment(parts, run, hits)
     examples = parts.matcher.examples(run.matches) if parts.matcher else []
     return SearchResponse(
         query=query,
@@ -183,7 +132,7 @@ def search(
     )
 
 
-def _pinned(parts: IndexParts, run: _Run) -> list[str]:
+def _pinned(parts: IndexParts, run: SearchRun) -> list[str]:
     """Documents whose identifier equals the question: the exact spelling first, then
     case-insensitive, then separator-insensitive matches."""
     query = run.query
@@ -204,7 +153,7 @@ def _pinned(parts: IndexParts, run: _Run) -> list[str]:
     return sorted(candidates, key=closeness)
 
 
-def _lexical_signals(parts: IndexParts, run: _Run, depth: int) -> None:
+def _lexical_signals(parts: IndexParts, run: SearchRun, depth: int) -> None:
     if run.mode == "vector":
         return
     tokens = tokenize(run.query)
@@ -228,7 +177,7 @@ def _lexical_signals(parts: IndexParts, run: _Run, depth: int) -> None:
     )
 
 
-def _vector_signal(parts: IndexParts, run: _Run, depth: int) -> None:
+def _vector_signal(parts: IndexParts, run: SearchRun, depth: int) -> None:
     if run.mode == "keyword":
         return
     if parts.embedder is None or parts.vector is None or not parts.vectors_ready:
@@ -236,17 +185,13 @@ def _vector_signal(parts: IndexParts, run: _Run, depth: int) -> None:
         return
     try:
         query_vector = parts.embedder.embed_query(run.query)
-        scoped = run.filter.source_ids(parts.by_source, SCOPED_VECTOR_LIMIT)
-        if scoped is not None:
-            entries = parts.vector.search_among(query_vector, scoped, depth)
-        else:
-            entries = parts.vector.search(query_vector, depth)
+        searched, entries = _nearest(parts, run, query_vector, depth)
     except Exception as exc:  # any provider failure degrades to lexical search
         _degrade(parts, run, f"query embedding failed: {exc}")
         return
     if parts.settings.weak_hit_cut:
         sample = parts.settings.weak_hit_sample
-        entries = cut_weak_hits(parts.vector, query_vector, entries, sample)
+        entries = cut_weak_hits(parts.vector, searched, entries, sample)
     weights = parts.settings.weights
     # a list shorter than the fusion window holds every candidate (a small source): its
     # cosines are not stretched over the whole scale when they differ by less than the span
@@ -258,7 +203,35 @@ def _vector_signal(parts: IndexParts, run: _Run, depth: int) -> None:
             run.signals.append(NamedSignal("feedback", voted, weights["feedback"]))
 
 
-def _graph_signals(parts: IndexParts, run: _Run) -> None:
+def _nearest(
+    parts: IndexParts, run: SearchRun, query_vector: Vectors, depth: int
+) -> tuple[Vectors, list[tuple[str, float]]]:
+    """The vector signal's list and the vector searched for: the question's, centred when
+    ``hub_reduction`` is set, then moved towards its ``vector_prf_docs`` nearest documents by
+    ``vector_prf_weight`` (Rocchio feedback on the dense side) when that is set."""
+    settings, vector = parts.settings, parts.vector
+    assert vector is not None
+    scoped = run.filter.source_ids(parts.by_source, SCOPED_VECTOR_LIMIT)
+
+    def nearest(searched: Vectors) -> list[tuple[str, float]]:
+        if scoped is not None:
+            return vector.search_among(searched, scoped, depth)
+        return vector.search(searched, depth)
+
+    searched = query_vector
+    if settings.hub_reduction > 0:  # centring: hubs lose their head start
+        searched = query_vector - settings.hub_reduction * vector.centroid()
+    entries = nearest(searched)
+    if settings.vector_prf_weight > 0 and entries:
+        found = [vector.vector(d) for d, _ in entries[: settings.vector_prf_docs]]
+        rows = [v for v in found if v is not None]
+        if rows:
+            searched = searched + settings.vector_prf_weight * np.mean(rows, axis=0)
+            entries = nearest(searched)
+    return searched, entries
+
+
+def _graph_signals(parts: IndexParts, run: SearchRun) -> None:
     """Graph signals re-rank the candidates the text signals found (weights 0 = off)."""
     signals = parts.graph_signals
     weights = parts.settings.weights
@@ -287,7 +260,7 @@ def _graph_signals(parts: IndexParts, run: _Run) -> None:
     run.signals.extend(added)
 
 
-def _degrade(parts: IndexParts, run: _Run, why: str) -> None:
+def _degrade(parts: IndexParts, run: SearchRun, why: str) -> None:
     """Serve keyword + glossary; the vector weight moves to keyword."""
     logger.warning("search degraded to keyword + glossary: %s", why)
     run.degraded = True
@@ -302,7 +275,7 @@ def _degrade(parts: IndexParts, run: _Run, why: str) -> None:
     ]
 
 
-def _fuse(parts: IndexParts, run: _Run) -> dict[str, float]:
+def _fuse(parts: IndexParts, run: SearchRun) -> dict[str, float]:
     if parts.settings.fusion == "weighted_sum":
         return weighted_sum(run.signals, run.window)
     return reciprocal_rank_fusion(run.signals, parts.settings.rrf_k)
@@ -319,79 +292,3 @@ def _collapse_to_cards(parts: IndexParts, fused: dict[str, float]) -> dict[str, 
         if score > cards.get(card, float("-inf")):
             cards[card] = score
     return cards
-
-
-def _explain(
-    parts: IndexParts, run: _Run, final: list[tuple[str, float]], pinned: set[str]
-) -> list[Hit]:
-    positions: dict[str, dict[str, SignalHit]] = {}
-    wanted = {d for d, _ in final}
-    card_of = parts.card_of
-    for signal in run.signals:
-        for rank, (doc_id, score) in enumerate(signal.entries, start=1):
-            card = card_of.get(doc_id, doc_id)
-            if card in wanted:
-                positions.setdefault(card, {}).setdefault(signal.name, SignalHit(rank, score))
-    matcher = parts.matcher
-    hits = []
-    for doc_id, score in final:
-        explanation = Explanation(
-            signals=positions.get(doc_id, {}),
-            fused_score=score,
-            pinned=doc_id in pinned,
-            glossary_terms=matcher.terms_for(doc_id, run.matches) if matcher else (),
-            prefer=matcher.prefer_for(doc_id, run.matches) if matcher else None,
-            reranked=run.reranked,
-            notes=(run.notes[doc_id],) if doc_id in run.notes else (),
-        )
-        hits.append(Hit(run.document(parts, doc_id), score, explanation))
-    return hits
-
-
-def _augment(parts: IndexParts, run: _Run, hits: list[Hit]) -> list[Hit]:
-    """Attach 1-hop graph neighbours (both directions) of the top hits, filter respected."""
-    settings = parts.settings
-    if settings.max_related == 0 or not hits:
-        return hits
-    in_results = {h.id for h in hits}
-    out: list[Hit] = []
-    for position, hit in enumerate(hits):
-        if position >= settings.related_for_top:
-            out.append(hit)
-            continue
-        try:
-            related = _related(parts, run, hit.id, in_results)
-        except Exception as exc:  # augmentation failure leaves related empty
-            logger.warning("graph augmentation failed for %s: %s", hit.id, exc)
-            related = []
-        out.append(Hit(hit.document, hit.score, hit.explanation, tuple(related)))
-    return out
-
-
-_RELATION_ORDER = {
-    "returns": 0,
-    "foreignKey": 1,
-    "hasField": 2,
-    "implements": 3,
-    "unionMember": 3,
-    "member": 4,
-}
-
-
-def _related(parts: IndexParts, run: _Run, doc_id: str, exclude: set[str]) -> list[Related]:
-    neighbours = sorted(
-        parts.graph.neighbors(doc_id),
-        key=lambda n: (_RELATION_ORDER.get(n[1], 9), n[0]),
-    )
-    out: list[Related] = []
-    seen: set[str] = set()
-    for other, relation, direction in neighbours:
-        doc = parts.documents.get(other)
-        if doc is None or other in exclude or other in seen or not run.filter.allows(doc):
-            continue
-        seen.add(other)
-        label = relation if direction == "out" else f"{relation}⁻¹"
-        out.append(Related(other, doc.kind, doc.source, label, doc_id))
-        if len(out) >= parts.settings.max_related:
-            break
-    return out

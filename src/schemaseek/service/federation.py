@@ -18,7 +18,7 @@ from schemaseek.federation import Ask, Page, ask_index, federated_search
 from schemaseek.paths.graphql import RootPath, root_path
 from schemaseek.paths.joins import JoinPath, join_paths
 from schemaseek.query.filters import SearchFilter
-from schemaseek.query.pipeline import Mode
+from schemaseek.query.state import Mode
 from schemaseek.recent import RecentQueries
 from schemaseek.service.trace import Tracer, traced_search
 

@@ -21,7 +21,7 @@ from typing import Any
 from schemaseek.documents import SearchResponse
 from schemaseek.index import SchemaIndex
 from schemaseek.query.filters import SearchFilter
-from schemaseek.query.pipeline import IndexParts, Mode
+from schemaseek.query.state import IndexParts, Mode
 
 __all__ = ["Span", "Tracer", "traced_search"]
 

@@ -51,9 +51,10 @@ from schemaseek.errors import EmbeddingError
 from schemaseek.signals import files as signal_files
 from schemaseek.signals.vector_kernels import (
     Vectors,
+    checked_query,
+    checked_rows,
     faiss,
     inner_products,
-    normalise,
     omp_threads,
 )
 
@@ -106,6 +107,7 @@ class VectorIndex:
         self._slot_of: dict[str, int] = {}
         self._graph: Any = None  # faiss.IndexHNSWSQ once built
         self._bitmap: npt.NDArray[np.uint8] | None = None  # packed _alive, when tombstones
+        self._centroid: Vectors | None = None  # mean of the live vectors, until a change
 
     # -- collection -----------------------------------------------------------------------
 
@@ -140,7 +142,7 @@ class VectorIndex:
         Vectors are normalised to unit length (all-zero rows stay zero). Within one call
         the last duplicate id wins.
         """
-        rows = self._check_rows(ids, vectors)
+        rows = checked_rows(vectors, len(ids), self.dimensions)
         if not len(ids):
             return
         with self._lock:
@@ -235,7 +237,7 @@ class VectorIndex:
 
     def search(self, query: npt.ArrayLike, limit: int) -> list[tuple[str, float]]:
         """The ``limit`` nearest ids with exact cosine similarities, best first."""
-        q = self._check_query(query)
+        q = checked_query(query, self.dimensions)
         with self._lock:
             live = len(self._slot_of)
             if live == 0 or limit <= 0:
@@ -251,7 +253,7 @@ class VectorIndex:
     ) -> list[tuple[str, float]]:
         """The ``limit`` nearest of ``ids`` (those held) with exact cosine similarities, best
         first: a search scoped to part of the index without scanning the rest."""
-        q = self._check_query(query)
+        q = checked_query(query, self.dimensions)
         with self._lock:
             slots = np.asarray(
                 [slot for i in ids if (slot := self._slot_of.get(i)) is not None], dtype=np.int64
@@ -266,7 +268,7 @@ class VectorIndex:
 
     def scores_all(self, query: npt.ArrayLike) -> Vectors:
         """Exact cosine of ``query`` with every live vector (slot order, i.e. insertion)."""
-        q = self._check_query(query)
+        q = checked_query(query, self.dimensions)
         with self._lock:
             scores = inner_products(self._store[: self._size], q)
             if self.tombstones:
@@ -276,7 +278,7 @@ class VectorIndex:
     def sample_scores(self, query: npt.ArrayLike, sample: int) -> Vectors:
         """Exact cosine of ``query`` with at most ``sample`` live vectors, evenly strided over
         the store: a cheap view of the query's background score distribution."""
-        q = self._check_query(query)
+        q = checked_query(query, self.dimensions)
         with self._lock:
             if sample <= 0:
                 return np.zeros(0, dtype=np.float32)
@@ -286,6 +288,15 @@ class VectorIndex:
             if self.tombstones:
                 scores = scores[self._alive[: self._size : step]]
             return scores
+
+    def centroid(self) -> Vectors:
+        """The mean of the live vectors (zeros when there are none); kept until a change."""
+        with self._lock:
+            if self._centroid is None:
+                live = self._store[: self._size][self._alive[: self._size]]
+                mean = live.mean(axis=0) if len(live) else np.zeros(self.dimensions)
+                self._centroid = np.asarray(mean, dtype=np.float32)
+            return self._centroid
 
     def _exact_locked(self, q: Vectors, limit: int) -> list[tuple[str, float]]:
         scores = inner_products(self._store[: self._size], q)
@@ -319,30 +330,6 @@ class VectorIndex:
 
     # -- internals ------------------------------------------------------------------------
 
-    def _check_rows(self, ids: Sequence[str], vectors: npt.ArrayLike) -> Vectors:
-        rows = np.asarray(vectors, dtype=np.float32)
-        if rows.ndim != 2 or rows.shape != (len(ids), self.dimensions):
-            raise EmbeddingError(
-                f"expected vectors of shape ({len(ids)}, {self.dimensions}) for {len(ids)} "
-                f"ids, got shape {rows.shape}"
-            )
-        if not np.isfinite(rows).all():
-            raise EmbeddingError("vectors contain NaN or infinite values")
-        return normalise(rows)
-
-    def _check_query(self, query: npt.ArrayLike) -> Vectors:
-        q = np.asarray(query, dtype=np.float32)
-        if q.ndim == 2 and q.shape[0] == 1:
-            q = q[0]
-        if q.shape != (self.dimensions,):
-            raise EmbeddingError(
-                f"expected a query vector of shape ({self.dimensions},), got {q.shape}"
-            )
-        if not np.isfinite(q).all():
-            raise EmbeddingError("query vector contains NaN or infinite values")
-        normalised: Vectors = normalise(q[None, :])[0]
-        return normalised
-
     def _reserve(self, needed: int) -> None:
         capacity = self._store.shape[0]
         if needed <= capacity:
@@ -356,6 +343,7 @@ class VectorIndex:
 
     def _after_change(self) -> None:
         self._bitmap = None
+        self._centroid = None
         if self._size and self.tombstones > TOMBSTONE_REBUILD_FRACTION * self._size:
             self._compact()
 

@@ -15,7 +15,17 @@ import faiss as _faiss_module
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Vectors", "faiss", "inner_products", "normalise", "omp_threads"]
+from schemaseek.errors import EmbeddingError
+
+__all__ = [
+    "Vectors",
+    "checked_query",
+    "checked_rows",
+    "faiss",
+    "inner_products",
+    "normalise",
+    "omp_threads",
+]
 
 # The stubs bundled with faiss-cpu 1.15 are partial and disagree with its SWIG API
 # (no SearchParametersHNSW, an int quantizer type rejected), so faiss is used untyped.
@@ -56,3 +66,30 @@ def normalise(rows: Vectors) -> Vectors:
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     np.maximum(norms, np.float32(1e-12), out=norms)
     return np.ascontiguousarray(rows / norms, dtype=np.float32)
+
+
+def checked_rows(vectors: npt.ArrayLike, count: int, dimensions: int) -> Vectors:
+    """``count`` rows of ``dimensions`` finite floats, unit-normalised; else EmbeddingError."""
+    rows = np.asarray(vectors, dtype=np.float32)
+    if rows.ndim != 2 or rows.shape != (count, dimensions):
+        raise EmbeddingError(
+            f"expected vectors of shape ({count}, {dimensions}) for {count} "
+            f"ids, got shape {rows.shape}"
+        )
+    if not np.isfinite(rows).all():
+        raise EmbeddingError("vectors contain NaN or infinite values")
+    return normalise(rows)
+
+
+def checked_query(query: npt.ArrayLike, dimensions: int) -> Vectors:
+    """One query vector of ``dimensions`` finite floats, unit-normalised (a ``(1, d)`` row
+    is accepted); else EmbeddingError."""
+    q = np.asarray(query, dtype=np.float32)
+    if q.ndim == 2 and q.shape[0] == 1:
+        q = q[0]
+    if q.shape != (dimensions,):
+        raise EmbeddingError(f"expected a query vector of shape ({dimensions},), got {q.shape}")
+    if not np.isfinite(q).all():
+        raise EmbeddingError("query vector contains NaN or infinite values")
+    normalised: Vectors = normalise(q[None, :])[0]
+    return normalised

@@ -20,7 +20,7 @@ from schemaseek.documents import DocKind, Document
 
 __all__ = ["DOCUMENT_FORMAT", "EmbeddingFingerprint", "fingerprint_of", "innermost_provider"]
 
-_FORMAT_VERSION = "schemaseek-doc/1"
+_FORMAT_VERSION = "schemaseek-doc/2"  # 2: mutation and subscription root fields say so
 _SAMPLE = Document(
     id="Sample.item",
     kind=DocKind.GRAPHQL_FIELD,

@@ -5,7 +5,10 @@ Documents (``Document.source`` is the ``source`` argument):
 * one ``GRAPHQL_ROOT_FIELD`` per field of the query, mutation and subscription root types, with
   id ``<RootTypeName>.<field>`` using the schema's actual root type names (``QueryRoot.orders``);
 * one ``GRAPHQL_TYPE`` per named type (root types included, flagged by ``data["root_operation"]``),
-  id = the type name; introspection ``__*`` types and the built-in scalars are skipped;
+  id = the type name; introspection ``__*`` types and the built-in scalars are skipped. Its
+  ``data`` says what the type is to an agent (``role``, :mod:`~schemaseek.sources.graphql_roles`)
+  and its ``context`` where it is reached from (up to 12 fields returning it, through
+  connection wrappers: ``reached from Repository.pullRequests, ...``);
 * one ``GRAPHQL_FIELD`` per field of every non-root object, interface and input object type,
   id ``<Type>.<field>``.
 
@@ -22,7 +25,7 @@ joining every entry point; their fields link to what they return.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +57,7 @@ from graphql.validation.validate import validate_sdl
 from schemaseek.documents import DocKind, Document, Edge, Relation
 from schemaseek.errors import SourceError
 from schemaseek.sources.base import SourceSchema, stable_hash
-from schemaseek.sources.graphql_roles import TypeRoleInfo, type_roles
+from schemaseek.sources.graphql_roles import TypeRoleInfo, incoming_fields, type_roles
 from schemaseek.sources.records import (
     ArgumentRecord,
     GraphQLFieldData,
@@ -125,12 +128,17 @@ def from_schema(schema: GraphQLSchema, source: str = "graphql") -> SourceSchema:
     """Turn a graphql-core schema into documents, edges, a normalized hash and printed SDL."""
     roots = _root_operations(schema)
     roles = type_roles(schema)
+    incoming = incoming_fields(schema, roles)
     types = sorted((t for t in schema.type_map.values() if _indexed(t)), key=lambda t: t.name)
     documents: list[Document] = []
     edges = _EdgeCollector()
     for named in types:
         operation = roots.get(named.name)
-        documents.append(_type_document(named, source, operation, roles.get(named.name)))
+        documents.append(
+            _type_document(
+                named, source, operation, roles.get(named.name), incoming.get(named.name, ())
+            )
+        )
         if isinstance(named, _Fielded):
             for field_name, field in named.fields.items():
                 field_id = f"{named.name}.{field_name}"
@@ -256,7 +264,11 @@ def _field_data(parent: str, field: _FieldLike) -> GraphQLFieldData:
 
 
 def _type_document(
-    named: GraphQLNamedType, source: str, operation: Operation | None, role: TypeRoleInfo | None
+    named: GraphQLNamedType,
+    source: str,
+    operation: Operation | None,
+    role: TypeRoleInfo | None,
+    incoming: Sequence[str] = (),
 ) -> Document:
     members = _member_names(named)
     data: GraphQLTypeData = {
@@ -277,6 +289,7 @@ def _type_document(
         name=named.name,
         description=_describe(named.description, None),
         members=tuple(members[:MAX_MEMBERS]),
+        context=f"reached from {', '.join(incoming)}" if incoming else "",
         data=dict(data),
     )
 

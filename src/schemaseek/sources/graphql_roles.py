@@ -40,7 +40,7 @@ from graphql import (
     is_introspection_type,
 )
 
-__all__ = ["TypeRole", "TypeRoleInfo", "type_roles"]
+__all__ = ["TypeRole", "TypeRoleInfo", "incoming_fields", "type_roles"]
 
 TypeRole = Literal["entity", "wrapper", "payload", "unreachable", "input", "enum", "scalar", "root"]
 
@@ -176,3 +176,27 @@ def type_roles(schema: GraphQLSchema) -> dict[str, TypeRoleInfo]:
         else:
             roles[name] = TypeRoleInfo("unreachable")
     return roles
+
+
+def incoming_fields(
+    schema: GraphQLSchema, roles: dict[str, TypeRoleInfo], limit: int = 12
+) -> dict[str, list[str]]:
+    """For each type, up to ``limit`` fields that return it (``Repository.pullRequests`` for
+    ``PullRequest``, through its connection): where the type is found. Root fields first,
+    then fields of shallower types, then by id."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    for name, named in schema.type_map.items():
+        info = roles.get(name)
+        if info is None or info.role == "wrapper":
+            continue
+        if not isinstance(named, GraphQLObjectType | GraphQLInterfaceType):
+            continue
+        rank = -1 if info.role == "root" else (info.depth if info.depth is not None else 99)
+        for field_name, field in named.fields.items():
+            target = get_named_type(field.type).name
+            wrapped = roles.get(target)
+            if wrapped is not None and wrapped.role == "wrapper" and wrapped.wraps:
+                target = wrapped.wraps
+            if target != name:
+                found.setdefault(target, []).append((rank, f"{name}.{field_name}"))
+    return {t: [f for _, f in sorted(pairs)[:limit]] for t, pairs in found.items()}
