@@ -119,22 +119,31 @@ def _column_details(card: Document | None) -> dict[str, ColumnRecord]:
 
 
 def favour_leading_source(
-    documents: Mapping[str, Document], ranked: Ranked, *, weight: float
+    documents: Mapping[str, Document], ranked: Ranked, *, weight: float, window: int = 1
 ) -> Ranked:
-    """Items of the best hit's source gain ``weight`` (relative to the best score).
+    """Items of the sources the leading hits come from gain up to ``weight`` (relative to the
+    best score).
 
     A question is nearly always about one database or API; when several are searched together,
-    an item beside the best hit is likelier to be wanted than an equally scored one elsewhere.
-    Within one source the order does not change.
+    an item beside the best hits is likelier to be wanted than an equally scored one elsewhere.
+    With ``window`` 1 the best hit's source gains ``weight``; with a larger window each source
+    gains ``weight`` × its share of the evidence, the sum of its items' relative scores among
+    the first ``window``, against the best source's: a source that many leading hits come
+    from outweighs one that a single hit (one shared word) comes from. Within one source the
+    order does not change.
     """
     if len(ranked) < 2 or weight <= 0:
         return ranked
     top = ranked[0][1]
-    leader = documents.get(ranked[0][0])
-    if top <= 0 or leader is None:
+    if top <= 0 or documents.get(ranked[0][0]) is None:
         return ranked
+    evidence: dict[str | None, float] = {}
+    for doc_id, score in ranked[: max(1, window)]:
+        source = _source(documents, doc_id)
+        evidence[source] = evidence.get(source, 0.0) + max(score, 0.0) / top
+    best = max(evidence.values())
     lifted = {
-        doc_id: score / top + (weight if _source(documents, doc_id) == leader.source else 0.0)
+        doc_id: score / top + weight * evidence.get(_source(documents, doc_id), 0.0) / best
         for doc_id, score in ranked
     }
     return _rescaled(lifted, top)

@@ -17,8 +17,10 @@ Three facts about a GraphQL schema decide what an agent can use, whatever the na
   the other kind (mutations and subscriptions for a read, queries for an action) are scaled
   by ``intent_mismatch_weight``.
 
-Scores are the fused scores of one search (any positive scale): the adjustments are
-multiplications and maxima, so they keep the scale. SQL documents pass through untouched.
+Scores are the fused scores of one search (any positive scale). The adjustments reorder the
+GraphQL items among themselves, never against other sources: afterwards GraphQL scores are
+scaled back so that the best of them is no higher than the best GraphQL score before (a SQL
+table searched beside a GraphQL API keeps its place). SQL documents pass through untouched.
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ def apply_graphql_priors(
             if notes is not None and root not in notes:
                 notes[root] = f"leads to {target} in {hops} hop{'s' if hops > 1 else ''}"
     wanted = "query" if intent == "read" else "mutation"
+    before = max(fused[d] for d in graphql)
     for doc_id in list(out):
         doc = graphql.get(doc_id) or documents.get(doc_id)
         if (
@@ -105,7 +108,19 @@ def apply_graphql_priors(
             and (doc.data.get("operation") or "query") != wanted
         ):
             out[doc_id] *= settings.intent_mismatch_weight
-    return out
+    return _back_to_scale(out, documents, before)
+
+
+def _back_to_scale(
+    scores: dict[str, float], documents: Mapping[str, Document], ceiling: float
+) -> dict[str, float]:
+    """GraphQL scores shrunk (all by one factor) so that the best is at most ``ceiling``."""
+    kinds = {d: doc.kind for d in scores if (doc := documents.get(d)) is not None}
+    best = max((s for d, s in scores.items() if kinds.get(d) in _GRAPHQL), default=0.0)
+    if best <= ceiling or best <= 0:
+        return scores
+    factor = ceiling / best
+    return {d: s * factor if kinds.get(d) in _GRAPHQL else s for d, s in scores.items()}
 
 
 _IDENTIFIER = re.compile(

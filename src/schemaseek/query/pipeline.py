@@ -114,7 +114,10 @@ def search(
         weight=settings.join_boost, anchors=settings.join_anchors,
         referencing_share=settings.join_referencing_share,
     )  # fmt: skip
-    ranked = favour_leading_source(parts.documents, ranked, weight=settings.source_cohesion)
+    ranked = favour_leading_source(
+        parts.documents, ranked, weight=settings.source_cohesion,
+        window=settings.source_cohesion_window,
+    )  # fmt: skip
     top_score = ranked[0][1] if ranked else 0.0
     final = [(d, top_score + 1.0) for d in pinned] + ranked
     final = final[:limit]
