@@ -128,6 +128,30 @@ def mean(rows: list[dict[str, float]]) -> dict[str, float]:
     return {m: sum(r[m] for r in rows) / len(rows) for m in METRICS} if rows else {}
 
 
+def objective(metrics: dict[str, float]) -> float:
+    """What a variant is chosen by: root-field hit@5 plus type recall@10."""
+    return metrics["root_hit@5"] + metrics["type_recall@10"]
+
+
+def print_loso(results: dict[str, dict[str, dict[str, float]]], schemas: list[str]) -> None:
+    """For each schema, the variant with the best mean objective over the *other* schemas,
+    and that variant's scores on the held-out one (an out-of-sample figure)."""
+    print("leave one schema out: variant chosen on the others -> held-out scores")
+    held: list[dict[str, float]] = []
+    for out in schemas:
+        others = [s for s in schemas if s != out]
+
+        def score(variant: str, others: list[str] = others) -> float:
+            return sum(objective(results[variant][s]) for s in others) / len(others)
+
+        chosen = max(results, key=score)
+        held.append(results[chosen][out])
+        cells = " ".join(f"{v:.3f}" for v in results[chosen][out].values())
+        print(f"  {out:16} {cells}  chosen: {chosen}")
+    cells = " ".join(f"{v:.3f}" for v in mean(held).values())
+    print(f"  {'MEAN held-out':16} {cells}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--schema", action="append", default=None)
@@ -135,6 +159,11 @@ def main() -> None:
     parser.add_argument("--variant", action="append", default=None)
     parser.add_argument("--by-kind", action="store_true", help="one line per kind of question")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--loso",
+        action="store_true",
+        help="leave one schema out: per schema, the variant best on the others, scored on it",
+    )
     args = parser.parse_args()
     schemas = args.schema or [*TUNING, *LABELLED]
     refused = [s for s in schemas if s in HELD_OUT]
@@ -166,6 +195,8 @@ def main() -> None:
             cells = " ".join(f"{v:.3f}" for v in mean(into[key]).values())
             print(f"{key:16} n={len(into[key]):3} {cells}  {variant}")
         results[variant] = {k: mean(v) for k, v in into.items()}
+    if args.loso:
+        print_loso(results, schemas)
     if args.json:
         print(json.dumps(results, indent=1))
 
