@@ -99,12 +99,7 @@ def search(
         for column in run.extra_docs.values():
             run.notes[column.id] = f"column of {column.target} ({column.data['facet']} facet)"
 
-    ranked = [
-        (doc_id, score)
-        for doc_id, score in top_k(fused, len(fused))
-        if doc_id not in pinned and run.filter.allows(run.document(parts, doc_id))
-    ]
-    head = ranked[: limit * settings.over_fetch]
+    head = _head(parts, run, fused, pinned, limit * settings.over_fetch)
     voted = {d for s in run.signals if s.name == "feedback" for d, _ in s.entries}
     small = len(parts.documents) <= settings.rerank_max_documents
     reranker = parts.reranker if small else None
@@ -133,6 +128,21 @@ def search(
         examples=tuple(examples),
         query_id=uuid.uuid4().hex,
     )
+
+
+def _head(
+    parts: IndexParts, run: SearchRun, fused: dict[str, float], pinned: list[str], size: int
+) -> list[tuple[str, float]]:
+    """The best ``size`` fused candidates the filter allows (pinned ids left out), best first;
+    candidates are checked in order and only until the head is full."""
+    head: list[tuple[str, float]] = []
+    skip = set(pinned)
+    for doc_id, score in sorted(fused.items(), key=lambda item: (-item[1], item[0])):
+        if doc_id not in skip and run.filter.allows(run.document(parts, doc_id)):
+            head.append((doc_id, score))
+            if len(head) >= size:
+                break
+    return head
 
 
 def _pinned(parts: IndexParts, run: SearchRun) -> list[str]:
@@ -238,8 +248,14 @@ def _graph_signals(parts: IndexParts, run: SearchRun) -> None:
     """Graph signals re-rank the candidates the text signals found (weights 0 = off)."""
     signals = parts.graph_signals
     weights = parts.settings.weights
-    active = [n for n in (*STATIC_SIGNALS, *QUERY_SIGNALS) if weights.get(n, 0.0) > 0]
-    if signals is None or not active or not run.signals:
+    if signals is None or not run.signals:
+        return
+    active = [
+        n
+        for n in (*STATIC_SIGNALS, *QUERY_SIGNALS)
+        if weights.get(n, 0.0) > 0 and (n != "reach" or signals.has_root_fields)
+    ]
+    if not active:
         return
     card_of = parts.card_of
     provisional = _collapse_to_cards(parts, _fuse(parts, run))

@@ -38,6 +38,9 @@ _Stored = npt.NDArray[np.float16]
 
 DEFAULT_CACHE_DOCUMENTS = 4096
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
+QUERY_CACHE = 256
+"""Questions whose token vectors are kept (float32, exactly as computed: a question of 20
+tokens takes 30 KB)."""
 _EMPTY: _Stored = np.zeros((0, 0), dtype=np.float16)
 _SINGLE_THREAD_WORK = 262_144
 """Most multiply-adds (M·N·K) per matrix product in :func:`maxsim`: OpenBLAS runs products up to
@@ -111,6 +114,7 @@ class LateInteractionReranker:
         self.cache_bytes = cache_bytes
         self._text = text or names_text
         self._cache: OrderedDict[str, _Stored] = OrderedDict()
+        self._queries: OrderedDict[str, Matrix] = OrderedDict()
         self._bytes = 0
         self._hits = self._misses = self._runs = 0
         self._lock = threading.Lock()
@@ -131,7 +135,7 @@ class LateInteractionReranker:
         head = head_size(candidates, self.max_candidates)
         if head == 0:
             return []
-        query_tokens = _normalise(self.provider.token_vectors([query], query=True)[0])
+        query_tokens = self._query_tokens(query)
         documents = self._document_tokens(candidates[:head])
         scores = maxsim(query_tokens, documents)
         prior = None if fused is None else np.asarray(fused[:head], dtype=np.float32)
@@ -156,12 +160,29 @@ class LateInteractionReranker:
         return len(todo)
 
     def clear(self) -> None:
-        """Drop every cached document."""
+        """Drop every cached document and question."""
         with self._lock:
             self._cache.clear()
+            self._queries.clear()
             self._bytes = 0
 
     # -- internals ---------------------------------------------------------------------------
+
+    def _query_tokens(self, query: str) -> Matrix:
+        """The question's normalised token vectors, from the model once per distinct question
+        (the last :data:`QUERY_CACHE` are kept): a repeated question, whose vector the query
+        cache already holds, makes no model run at all."""
+        with self._lock:
+            stored = self._queries.get(query)
+            if stored is not None:
+                self._queries.move_to_end(query)
+                return stored
+        tokens = _normalise(self.provider.token_vectors([query], query=True)[0])
+        with self._lock:
+            self._queries[query] = tokens
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return tokens
 
     def _document_tokens(self, documents: Sequence[Document]) -> list[_Stored]:
         keys = [doc.content_hash() for doc in documents]

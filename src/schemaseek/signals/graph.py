@@ -45,6 +45,7 @@ class GraphSignals:
         self._documents = documents
         self._static: dict[str, dict[str, float]] = {}
         self._lock = threading.Lock()
+        self._has_root_fields: bool | None = None
         digraph = graph.digraph
         n = digraph.num_nodes() if hasattr(digraph, "num_nodes") else len(digraph)
         self._undirected: list[list[int]] = [[] for _ in range(n)]
@@ -54,6 +55,21 @@ class GraphSignals:
             self._undirected[target].append(source)
             if edge.relation in _FORWARD:
                 self._reverse[target].append(source)
+
+    @property
+    def has_root_fields(self) -> bool:
+        """Whether some GraphQL root field returns something (else ``reach`` has nothing to
+        rank: a SQL-only index skips it). Found once, from the ``returns`` edges."""
+        if self._has_root_fields is None:
+            found = False
+            for _, _, edge in self._graph.digraph.weighted_edge_list():
+                if edge.relation is Relation.RETURNS:
+                    doc = self._documents.get(edge.source)
+                    if doc is not None and doc.kind is DocKind.GRAPHQL_ROOT_FIELD:
+                        found = True
+                        break
+            self._has_root_fields = found
+        return self._has_root_fields
 
     # -- static -------------------------------------------------------------------------------
 

@@ -79,6 +79,7 @@ _PREFIX_SCAN_LIMIT = 2_000
 # Rebuild when deleted documents exceed this fraction of the live ones (see module doc).
 STALE_REBUILD_FRACTION = 0.05
 _WRITER_HEAP_BYTES = 32_000_000
+_CLAUSE_CACHE_SIZE = 50_000  # query terms whose clauses are kept
 
 
 class KeywordIndex:
@@ -123,6 +124,7 @@ class KeywordIndex:
             builder.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
         self._schema = builder.build()
         self._lock = threading.Lock()
+        self._clause_cache: dict[tuple[str, bool], list[tuple[Any, Any]]] = {}
         self._next_key = 0
         # id -> (integer key, the four fields' analysed text joined by spaces)
         self._entries: dict[str, tuple[int, tuple[str, ...]]] = {}
@@ -360,6 +362,27 @@ class KeywordIndex:
                 out.update(dict.fromkeys(found[: self.max_prefix_expansions]))
         return list(out)
 
+    def _term_clauses(self, term: str, *, expansion: bool) -> list[tuple[Any, Any]]:
+        """The SHOULD clauses of one query term over every weighted field (boosted by the
+        field weight, × ``prefix_boost`` for an expansion); built once per term and kept (a
+        query names the schema's fields, not the index's contents, so commits never stale it)."""
+        key = (term, expansion)
+        found = self._clause_cache.get(key)
+        if found is None:
+            factor = self.prefix_boost if expansion else 1.0
+            found = []
+            for name, weight in self.field_weights.items():
+                if weight <= 0:
+                    continue
+                query = tantivy.Query.term_query(self._schema, name, term, index_option="freq")
+                if weight * factor != 1.0:
+                    query = tantivy.Query.boost_query(query, weight * factor)
+                found.append((tantivy.Occur.Should, query))
+            if len(self._clause_cache) >= _CLAUSE_CACHE_SIZE:
+                self._clause_cache.clear()
+            self._clause_cache[key] = found
+        return found
+
     def _run(
         self,
         searcher: tantivy.Searcher,
@@ -367,16 +390,8 @@ class KeywordIndex:
         expansions: Sequence[str],
         limit: int,
     ) -> list[tuple[str, float]]:
-        clauses = []
-        for name, weight in self.field_weights.items():
-            if weight <= 0:
-                continue
-            for boost, group in ((weight, terms), (weight * self.prefix_boost, expansions)):
-                for term in group:
-                    query = tantivy.Query.term_query(self._schema, name, term, index_option="freq")
-                    if boost != 1.0:
-                        query = tantivy.Query.boost_query(query, boost)
-                    clauses.append((tantivy.Occur.Should, query))
+        clauses = [c for term in terms for c in self._term_clauses(term, expansion=False)]
+        clauses += [c for term in expansions for c in self._term_clauses(term, expansion=True)]
         if not clauses:
             return []
         result = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
