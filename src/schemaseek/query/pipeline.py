@@ -89,10 +89,11 @@ def search(
     _graph_signals(parts, run)
     raw = _fuse(parts, run)
     fused = _collapse_to_cards(parts, raw)
-    fused = apply_graphql_priors(
-        parts.documents, fused, question_intent(run.query), settings,
-        leads=parts.root_leads, notes=run.notes,
-    )  # fmt: skip
+    if parts.graph_signals is not None and parts.graph_signals.has_root_fields:
+        fused = apply_graphql_priors(
+            parts.documents, fused, question_intent(run.query), settings,
+            leads=parts.root_leads, notes=run.notes,
+        )  # fmt: skip
     if DocKind.SQL_COLUMN in run.filter.kinds:
         columns, run.extra_docs = expand_columns(parts.documents, raw, run.query)
         fused.update(columns)
