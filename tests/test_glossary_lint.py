@@ -153,7 +153,7 @@ def test_the_service_warns_only_about_references_in_no_source(
     if plant:
         data["entries"][0]["related"].append("royalty_paymnt")
     glossary: Glossary = parse_glossary(data)
-    units = [EngineUnit(s.name, (lambda s=s: s), _keyword_engine, glossary) for s in demo_sources()]
+    units = [EngineUnit(s.name, _constant(s), _keyword_engine, glossary) for s in demo_sources()]
     backend = Backend(
         units, settings=SearchSettings(), glossary=glossary, feedback=FeedbackStore(None)
     )
