@@ -137,7 +137,7 @@ class IndexSearcher:
                     members=doc.members,
                     explanation=hit.explanation.to_dict(),
                     extra=extra,
-                )  # fmt: skip
+                )
             )
         return out
 
@@ -204,6 +204,6 @@ class ClientSearcher:
                     members=(),
                     explanation=explanation,
                     extra=extra,
-                )  # fmt: skip
+                )
             )
         return out
