@@ -10,13 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Page, Playwright, sync_playwright
 
 from tests.helpers.browser import browser_context, keep_screenshot, require_chromium
 from tests.service.conftest import warm_copy
 from tests.service.harness import ADMIN, ADMIN_TOKEN, SEARCH_TOKEN, TOKENS, ServerProcess
-
-pytest.importorskip("playwright.sync_api")
-from playwright.sync_api import Page, Playwright, sync_playwright  # noqa: E402
 
 QUESTION = "royalty payments for Sony"
 
