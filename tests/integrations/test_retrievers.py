@@ -31,7 +31,7 @@ def demo(onnx_provider: OnnxEmbeddingProvider) -> SchemaIndex:
 
 
 def test_langchain_retriever_returns_the_demo_answer(demo: SchemaIndex) -> None:
-    retriever = langchain.SchemaSeekRetriever.from_index(demo, limit=3, kinds=ROOT)
+    retriever = langchain.SchemaSeekRetriever.over(demo, limit=3, kinds=ROOT)
     assert isinstance(retriever, LangChainRetriever)
     docs = retriever.invoke(QUESTION)
     assert all(isinstance(d, Document) for d in docs) and len(docs) == 3
@@ -48,7 +48,7 @@ def test_langchain_retriever_returns_the_demo_answer(demo: SchemaIndex) -> None:
 
 
 def test_llamaindex_retriever_returns_the_demo_answer(demo: SchemaIndex) -> None:
-    retriever = llamaindex.SchemaSeekRetriever.from_index(demo, limit=10)
+    retriever = llamaindex.SchemaSeekRetriever.over(demo, limit=10)
     assert isinstance(retriever, LlamaRetriever)
     nodes = retriever.retrieve(QUESTION)
     assert all(isinstance(n, NodeWithScore) for n in nodes) and len(nodes) == 10

@@ -12,9 +12,7 @@ QUESTION = "royalty payments for Sony"
 
 def test_retrievers_over_the_service_client(demo_server: ServerProcess) -> None:
     with SchemaSeekClient(demo_server.url, token=SEARCH_TOKEN, timeout_ms=10_000) as client:
-        chain = langchain.SchemaSeekRetriever.from_client(
-            client, limit=3, kinds=["graphql_root_field"]
-        )
+        chain = langchain.SchemaSeekRetriever.over(client, limit=3, kinds=["graphql_root_field"])
         docs = chain.invoke(QUESTION)
         assert docs[0].id == "Query.abacusContract"
         meta = docs[0].metadata
@@ -23,7 +21,7 @@ def test_retrievers_over_the_service_client(demo_server: ServerProcess) -> None:
         assert set(meta["explanation"]["signals"]) >= {"glossary", "vector"}
         assert meta["path"] == "Query.abacusContract" and meta["required_args"]
 
-        llama = llamaindex.SchemaSeekRetriever.from_client(client, limit=10, sources=["music_db"])
+        llama = llamaindex.SchemaSeekRetriever.over(client, limit=10, sources=["music_db"])
         nodes = llama.retrieve(QUESTION)
         ids = [n.node.node_id for n in nodes]
         assert "royalty_payment" in ids[:3]

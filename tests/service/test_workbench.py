@@ -13,8 +13,8 @@ import pytest
 from playwright.sync_api import Page, Playwright, sync_playwright
 
 from tests.helpers.browser import browser_context, keep_screenshot, require_chromium
-from tests.service.conftest import warm_copy
-from tests.service.harness import ADMIN, ADMIN_TOKEN, SEARCH_TOKEN, TOKENS, ServerProcess
+from tests.service.conftest import token_server
+from tests.service.harness import ADMIN, ADMIN_TOKEN, SEARCH_TOKEN, ServerProcess
 
 QUESTION = "royalty payments for Sony"
 
@@ -90,14 +90,7 @@ def test_search_page_and_a_read_only_search_token(
 def test_glossary_dry_run_save_eval_and_engines(
     warm_snapshots: Path, playwright: Playwright, tmp_path: Path
 ) -> None:
-    server = ServerProcess(
-        tmp_path / "data",
-        env={
-            "SCHEMASEEK_SNAPSHOT_DIR": str(warm_copy(warm_snapshots, tmp_path / "snaps")),
-            "SCHEMASEEK_TOKENS": TOKENS,
-            "RATE_LIMIT_MAX": "100000",
-        },
-    )
+    server = token_server(tmp_path, warm_snapshots)
     try:
         server.wait_status("ready", timeout=120)
         with browser_context(playwright) as context:

@@ -152,3 +152,13 @@ def test_static_files_and_logout(client: TestClient) -> None:
     assert "button.copy" in client.get("/ui/static/workbench.js").text
     out = client.post("/ui/logout", data={"csrf": csrf})
     assert out.status_code == 303 and f'{COOKIE}=""' in out.headers["set-cookie"]
+
+
+def test_errors_are_pages_for_browsers_and_json_for_the_rest(client: TestClient) -> None:
+    auth = {"authorization": "Bearer search-token"}
+    missing = client.get("/ui/nope", headers=auth)
+    assert missing.status_code == 404 and missing.json() == {"code": "404", "message": "not found"}
+    wrong = client.put("/", headers=auth, content=b"{}")
+    assert wrong.status_code == 405 and set(wrong.json()) == {"code", "message"}
+    page = client.get("/ui/nope", headers=auth | {"accept": "text/html"})
+    assert page.status_code == 404 and 'id="error"' in page.text

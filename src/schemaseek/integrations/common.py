@@ -15,14 +15,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from schemaseek.documents import DocKind
 from schemaseek.query.state import Mode
 
 if TYPE_CHECKING:
     from schemaseek.client import SchemaSeekClient
     from schemaseek.index import SchemaIndex
 
-__all__ = ["ClientSearcher", "IndexSearcher", "RetrievedItem", "Searcher", "why_text"]
+__all__ = [
+    "ClientSearcher",
+    "IndexSearcher",
+    "RetrievedItem",
+    "SearchOptions",
+    "Searcher",
+    "searcher",
+    "why_text",
+]
 
 _GRAPHQL = ("graphql_root_field", "graphql_type", "graphql_field")
 MAX_MEMBERS = 12
@@ -90,29 +97,29 @@ def _item(
     return RetrievedItem(doc_id, score, "\n".join(lines), metadata)
 
 
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    """What each retrieval asks for: how many results, which kinds and sources, which mode."""
+
+    limit: int = 5
+    kinds: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    mode: Mode = "hybrid"
+
+
 class IndexSearcher:
     """Searches a built :class:`~schemaseek.index.SchemaIndex` in this process."""
 
-    def __init__(
-        self,
-        index: SchemaIndex,
-        *,
-        limit: int = 5,
-        kinds: Sequence[str] = (),
-        sources: Sequence[str] = (),
-        mode: Mode = "hybrid",
-    ) -> None:
+    def __init__(self, index: SchemaIndex, options: SearchOptions) -> None:
         self.index = index
-        self.limit = limit
-        self.kinds = tuple(DocKind(k) for k in kinds)
-        self.sources = tuple(sources)
-        self.mode: Mode = mode
+        self.options = options
 
     def retrieve(self, query: str) -> list[RetrievedItem]:
         from schemaseek.paths.graphql import root_path
 
+        opts = self.options
         response = self.index.search(
-            query, limit=self.limit, mode=self.mode, kinds=self.kinds, sources=self.sources
+            query, limit=opts.limit, mode=opts.mode, kinds=opts.kinds, sources=opts.sources
         )
         order = response.ids()
         out = []
@@ -145,24 +152,18 @@ class IndexSearcher:
 class ClientSearcher:
     """Searches the network service through a :class:`~schemaseek.client.SchemaSeekClient`."""
 
-    def __init__(
-        self,
-        client: SchemaSeekClient,
-        *,
-        limit: int = 5,
-        kinds: Sequence[str] = (),
-        sources: Sequence[str] = (),
-        mode: str = "hybrid",
-    ) -> None:
+    def __init__(self, client: SchemaSeekClient, options: SearchOptions) -> None:
         self.client = client
-        self.limit = limit
-        self.kinds = list(kinds)
-        self.sources = list(sources)
-        self.mode = mode
+        self.options = options
 
     def retrieve(self, query: str) -> list[RetrievedItem]:
+        opts = self.options
         response = self.client.search(
-            query, limit=self.limit, kinds=self.kinds, sources=self.sources, mode=self.mode,
+            query,
+            limit=opts.limit,
+            kinds=opts.kinds,
+            sources=opts.sources,
+            mode=opts.mode,
             explain=True,
         )  # fmt: skip
         joins: dict[str, list[str]] = {}
@@ -207,3 +208,20 @@ class ClientSearcher:
                 )
             )
         return out
+
+
+def searcher(
+    target: SchemaIndex | SchemaSeekClient,
+    *,
+    limit: int = 5,
+    kinds: Sequence[str] = (),
+    sources: Sequence[str] = (),
+    mode: Mode = "hybrid",
+) -> Searcher:
+    """An :class:`IndexSearcher` for an index, a :class:`ClientSearcher` for a client."""
+    from schemaseek.index import SchemaIndex
+
+    options = SearchOptions(limit, tuple(kinds), tuple(sources), mode)
+    if isinstance(target, SchemaIndex):
+        return IndexSearcher(target, options)
+    return ClientSearcher(target, options)

@@ -2,8 +2,8 @@
 
     from schemaseek.integrations.langchain import SchemaSeekRetriever
 
-    retriever = SchemaSeekRetriever.from_index(index, limit=5)          # in process
-    retriever = SchemaSeekRetriever.from_client(client, limit=5)        # the network service
+    retriever = SchemaSeekRetriever.over(index, limit=5)          # in process
+    retriever = SchemaSeekRetriever.over(client, limit=5)         # the network service
     docs = retriever.invoke("royalty payments for Sony")
     docs[0].metadata["id"], docs[0].metadata["why"]
 
@@ -13,11 +13,10 @@ described for a model and whose ``metadata`` is :mod:`schemaseek.integrations.co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from schemaseek.errors import MissingExtraError
-from schemaseek.integrations.common import ClientSearcher, IndexSearcher, Searcher
+from schemaseek.integrations.common import Searcher, searcher
 
 try:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -40,32 +39,12 @@ class SchemaSeekRetriever(BaseRetriever):
     """A :class:`~schemaseek.integrations.common.Searcher` (index or service)."""
 
     @classmethod
-    def from_index(
-        cls,
-        index: SchemaIndex,
-        *,
-        limit: int = 5,
-        kinds: Sequence[str] = (),
-        sources: Sequence[str] = (),
-        **kwargs: Any,
+    def over(
+        cls, target: SchemaIndex | SchemaSeekClient, *, limit: int = 5, **options: Any
     ) -> SchemaSeekRetriever:
-        """Over a built in-process index."""
-        searcher = IndexSearcher(index, limit=limit, kinds=kinds, sources=sources)
-        return cls(searcher=searcher, **kwargs)
-
-    @classmethod
-    def from_client(
-        cls,
-        client: SchemaSeekClient,
-        *,
-        limit: int = 5,
-        kinds: Sequence[str] = (),
-        sources: Sequence[str] = (),
-        **kwargs: Any,
-    ) -> SchemaSeekRetriever:
-        """Over the network service (a :class:`~schemaseek.client.SchemaSeekClient`)."""
-        searcher = ClientSearcher(client, limit=limit, kinds=kinds, sources=sources)
-        return cls(searcher=searcher, **kwargs)
+        """Over a built in-process index or a :class:`~schemaseek.client.SchemaSeekClient`;
+        ``options``: ``kinds``, ``sources``, ``mode``."""
+        return cls(searcher=searcher(target, limit=limit, **options))
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun

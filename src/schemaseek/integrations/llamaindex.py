@@ -2,8 +2,8 @@
 
     from schemaseek.integrations.llamaindex import SchemaSeekRetriever
 
-    retriever = SchemaSeekRetriever.from_index(index, limit=5)          # in process
-    retriever = SchemaSeekRetriever.from_client(client, limit=5)        # the network service
+    retriever = SchemaSeekRetriever.over(index, limit=5)          # in process
+    retriever = SchemaSeekRetriever.over(client, limit=5)         # the network service
     nodes = retriever.retrieve("royalty payments for Sony")
     nodes[0].node.node_id, nodes[0].score, nodes[0].node.metadata["why"]
 
@@ -14,11 +14,10 @@ text is the item described for a model and whose metadata is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from schemaseek.errors import MissingExtraError
-from schemaseek.integrations.common import ClientSearcher, IndexSearcher, Searcher
+from schemaseek.integrations.common import Searcher, searcher
 
 try:
     from llama_index.core.retrievers import BaseRetriever
@@ -41,30 +40,12 @@ class SchemaSeekRetriever(BaseRetriever):
         self.searcher = searcher
 
     @classmethod
-    def from_index(
-        cls,
-        index: SchemaIndex,
-        *,
-        limit: int = 5,
-        kinds: Sequence[str] = (),
-        sources: Sequence[str] = (),
-        **kwargs: Any,
+    def over(
+        cls, target: SchemaIndex | SchemaSeekClient, *, limit: int = 5, **options: Any
     ) -> SchemaSeekRetriever:
-        """Over a built in-process index."""
-        return cls(IndexSearcher(index, limit=limit, kinds=kinds, sources=sources), **kwargs)
-
-    @classmethod
-    def from_client(
-        cls,
-        client: SchemaSeekClient,
-        *,
-        limit: int = 5,
-        kinds: Sequence[str] = (),
-        sources: Sequence[str] = (),
-        **kwargs: Any,
-    ) -> SchemaSeekRetriever:
-        """Over the network service (a :class:`~schemaseek.client.SchemaSeekClient`)."""
-        return cls(ClientSearcher(client, limit=limit, kinds=kinds, sources=sources), **kwargs)
+        """Over a built in-process index or a :class:`~schemaseek.client.SchemaSeekClient`;
+        ``options``: ``kinds``, ``sources``, ``mode``."""
+        return cls(searcher(target, limit=limit, **options))
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return [

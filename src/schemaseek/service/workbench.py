@@ -15,12 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 
 from schemaseek.evaluation.datasets import Question
 from schemaseek.service.admin_service import AdminHandler
 from schemaseek.service.auth import ADMIN_SERVICE, RateLimiter, TokenAuth
 from schemaseek.service.backend import Backend
+from schemaseek.service.errors import HTTP_CODES, error_body
 from schemaseek.service.gen.schemaseek.v1 import admin_pb as pb
 from schemaseek.service.settings import ServiceConfig
 from schemaseek.sources.base import SourceSchema
@@ -95,5 +97,8 @@ def build_workbench(
         questions=tuple(questions),
         data_dir=Path(config.data_dir),
         tokens=auth.enabled,
+        error_body=lambda status, message: error_body(
+            HTTP_CODES.get(status, Code.UNKNOWN), message
+        ),
     )
     return Workbench(hooks)

@@ -25,6 +25,7 @@ from urllib.parse import quote
 import jinja2
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -88,13 +89,14 @@ class Workbench:
                 Route("/ui/engines", page(self.engines)),
                 Route("/ui/engines/events.json", page(self.events)),
                 Mount("/ui/static", StaticFiles(packages=[("schemaseek.web", "static")])),
-            ]
+            ],
+            exception_handlers={HTTPException: self._http_error},
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and (status := _body_refused(scope)):
             message = "the request body is too large" if status == 413 else "send a content-length"
-            await self.error_page(None, status, message)(scope, receive, send)
+            await self.error_page(Request(scope), status, message)(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
@@ -121,11 +123,21 @@ class Workbench:
         )
         return HTMLResponse(html, status, headers=HEADERS)
 
-    def error_page(self, request: Request | None, status: int, message: str) -> HTMLResponse:
+    def error_page(self, request: Request | None, status: int, message: str) -> Response:
+        """An HTML page for a browser; the host's JSON error shape for anything else."""
+        accept = request.headers.get("accept", "") if request is not None else ""
+        if "text/html" not in accept:
+            body = self.hooks.error_body(status, message)
+            return Response(body, status, media_type="application/json", headers=HEADERS)
         html = self.env.get_template("error.html").render(
             viewer=None, csrf="", tokens=self.hooks.tokens, path="", status=status, message=message
         )
         return HTMLResponse(html, status, headers=HEADERS)
+
+    async def _http_error(self, request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+        return self.error_page(request, status, str(detail).lower())
 
     def call(self, fn: Callable[[Workbench, Request, Viewer], Awaitable[Response]]) -> Handler:
         async def handler(request: Request, viewer: Viewer) -> Response:

@@ -8,6 +8,7 @@ shows (``GetEngines``, ``ListSnapshots``, recent events), and the service's own 
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,10 @@ class ActionFailed(Exception):
     """An action was refused by the service (an invalid glossary ...); the message says why."""
 
 
+def _json_error(status: int, message: str) -> bytes:
+    return json.dumps({"code": str(status), "message": message}).encode()
+
+
 @dataclass(slots=True)
 class WorkbenchHooks:
     """See the module docstring. Async callables are the service's RPC handlers."""
@@ -64,3 +69,5 @@ class WorkbenchHooks:
     """Whether tokens are configured (without them everyone is an anonymous admin)."""
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
     """Signs the forms' CSRF tokens."""
+    error_body: Callable[[int, str], bytes] = _json_error
+    """The host's JSON error shape, for requests that do not ask for HTML."""
