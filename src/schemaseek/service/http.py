@@ -171,10 +171,10 @@ class ServiceApp:
                 return
             await self.mcp_app(scope, receive, send)
             return
+        receive = await _read_body(receive, self.max_request_bytes)
         if self.web_app is not None and (path == "/" or path.startswith("/ui/")):
             await self.web_app(scope, receive, self._counted("/ui", send))
             return
-        receive = await _read_body(receive, self.max_request_bytes)
         for prefix in RPC_PREFIXES:
             if path.startswith(prefix):
                 await self._rpc(self.rpc_apps[prefix], scope, receive, send)

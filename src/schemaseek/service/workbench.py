@@ -97,6 +97,7 @@ def build_workbench(
         questions=tuple(questions),
         data_dir=Path(config.data_dir),
         tokens=auth.enabled,
+        max_body=config.max_request_bytes,
         error_body=lambda status, message: error_body(
             HTTP_CODES.get(status, Code.UNKNOWN), message
         ),

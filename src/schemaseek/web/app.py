@@ -42,7 +42,6 @@ from schemaseek.web.views import SearchParams, search_view
 __all__ = ["COOKIE", "Workbench"]
 
 COOKIE = "schemaseek_token"
-MAX_BODY = 5 << 20  # a glossary is at most 4 MiB (UpdateGlossary's limit), plus the form
 HEADERS = {
     "content-security-policy": (
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -94,8 +93,8 @@ class Workbench:
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and (status := _body_refused(scope)):
-            message = "the request body is too large" if status == 413 else "send a content-length"
+        if scope["type"] == "http" and (status := _body_refused(scope, self.hooks.max_body)):
+            message = "the request body is too large"
             await self.error_page(Request(scope), status, message)(scope, receive, send)
             return
         await self.app(scope, receive, send)
@@ -237,10 +236,10 @@ class Workbench:
         return response
 
 
-def _body_refused(scope: Scope) -> int:
-    """413 past :data:`MAX_BODY`, 411 for a POST without a content-length (a body that is
-    never counted cannot be bounded); 0 otherwise."""
+def _body_refused(scope: Scope, limit: int) -> int:
+    """413 when the declared content-length passes ``limit`` bytes, else 0 (the service reads
+    and bounds every body before it reaches the workbench, declared or not)."""
     for key, value in scope.get("headers", ()):
         if key.lower() == b"content-length":
-            return 413 if not value.isdigit() or int(value) > MAX_BODY else 0
-    return 411 if scope.get("method") == "POST" else 0
+            return 413 if not value.isdigit() or int(value) > limit else 0
+    return 0

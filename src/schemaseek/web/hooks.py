@@ -69,5 +69,7 @@ class WorkbenchHooks:
     """Whether tokens are configured (without them everyone is an anonymous admin)."""
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
     """Signs the forms' CSRF tokens."""
+    max_body: int = 5 << 20
+    """Request bodies past this many bytes are refused (413)."""
     error_body: Callable[[int, str], bytes] = _json_error
     """The host's JSON error shape, for requests that do not ask for HTML."""
