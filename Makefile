@@ -22,6 +22,7 @@ run: $(STAMP)
 	@echo "  curl -s -X POST localhost:$(PORT)/schemaseek.v1.SearchService/Search \\"
 	@echo "       -H 'content-type: application/json' -d '{\"query\": \"royalty payments for Sony\", \"limit\": 5}'"
 	@echo "  curl -s localhost:$(PORT)/metrics | grep schemaseek_"
+	@echo "  workbench: http://127.0.0.1:$(PORT)/"
 	SCHEMASEEK_DATA_DIR=$${SCHEMASEEK_DATA_DIR:-.cache/serve} $(BIN)/schemaseek serve --demo --port $(PORT)
 
 # Regenerate the service code from proto/ (protoc from grpcio-tools + the py and connectrpc plugins).

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,8 +92,14 @@ class Glossary(BaseModel):
         """The entries with their references narrowed to ``schema``'s items (by id, name or
         lower-case name), so one source's engine does not warn about another's items; entries
         left without a reference are dropped."""
-        known = {d.id for d in schema.documents}
-        known |= {d.name for d in schema.documents} | {d.name.lower() for d in schema.documents}
+        return self.narrowed_to_items((d.id, d.name) for d in schema.documents)
+
+    def narrowed_to_items(self, items: Iterable[tuple[str, str]]) -> Glossary:
+        """:meth:`narrowed_to` over ``(id, name)`` pairs (a restored index knows them without
+        reading its documents)."""
+        known: set[str] = set()
+        for doc_id, name in items:
+            known |= {doc_id, name, name.lower()}
 
         def here(ref: str) -> bool:
             return ref in known or ref.lower() in known

@@ -1,6 +1,7 @@
 """``schemaseek.toml``: several named sources (GraphQL and SQL together), a glossary, settings.
 
     glossary = "glossary.json"
+    questions = "questions.jsonl"   # labelled questions: eval --config, the workbench
 
     [[sources]]
     name = "api"
@@ -79,6 +80,7 @@ class ProjectConfig(BaseModel):
 
     sources: tuple[SourceConfig, ...]
     glossary: str | None = None
+    questions: str | None = None
     search: dict[str, Any] = {}
     service: dict[str, Any] = {}
     base_dir: Path = Path(".")
@@ -97,6 +99,10 @@ class ProjectConfig(BaseModel):
         """The file's glossary (an empty one when it names none)."""
         where = self.glossary_path()
         return load_glossary(where) if where is not None else Glossary()
+
+    def questions_path(self) -> Path | None:
+        """Where the file's labelled questions are (``{"id", "question", "gold"}`` JSONL)."""
+        return self.path(self.questions) if self.questions else None
 
     def settings(self) -> SearchSettings:
         """The file's ``[search]`` table as settings (``SCHEMASEEK_*`` fill in the rest)."""

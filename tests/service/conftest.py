@@ -57,20 +57,24 @@ def warm_copy(warm: Path, target: Path) -> Path:
     return target
 
 
+def token_server(root: Path, warm: Path) -> ServerProcess:
+    """The demo with tokens (not yet ready), served from a private copy of the warm store."""
+    return ServerProcess(
+        root / "data",
+        env={
+            "SCHEMASEEK_SNAPSHOT_DIR": str(warm_copy(warm, root / "snaps")),
+            "SCHEMASEEK_TOKENS": TOKENS,
+            "RATE_LIMIT_MAX": "100000",
+        },
+    )
+
+
 @pytest.fixture(scope="session")
 def demo_server(
     warm_snapshots: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ServerProcess]:
     """The demo with tokens, served from the warm store (read-mostly: tests share it)."""
-    root = tmp_path_factory.mktemp("demo")
-    server = ServerProcess(
-        root / "data",
-        env={
-            "SCHEMASEEK_SNAPSHOT_DIR": str(warm_copy(warm_snapshots, root / "snaps")),
-            "SCHEMASEEK_TOKENS": TOKENS,
-            "RATE_LIMIT_MAX": "100000",
-        },
-    )
+    server = token_server(tmp_path_factory.mktemp("demo"), warm_snapshots)
     try:
         server.wait_status("ready", timeout=120)
         yield server

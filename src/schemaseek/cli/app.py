@@ -1,4 +1,5 @@
-"""Commands: ``search``, ``index``, ``demo``. Each has an example in its help."""
+"""Commands: ``search``, ``index``, ``demo`` (``eval``, ``mcp``, ``serve``, ``snapshot`` and
+``glossary`` live in modules of their own). Each has an example in its help."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Annotated
 import typer
 
 from schemaseek.cli.eval_command import eval_command
+from schemaseek.cli.glossary_command import glossary_app
 from schemaseek.cli.mcp_command import mcp_command
 from schemaseek.cli.options import SourceOptions, resolve
 from schemaseek.cli.output import (
@@ -45,6 +47,7 @@ app.command(name="eval")(eval_command)
 app.command(name="mcp")(mcp_command)
 app.command(name="serve")(serve_command)
 app.add_typer(snapshot_app, name="snapshot")
+app.add_typer(glossary_app, name="glossary")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 

@@ -10,6 +10,15 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from schemaseek.cli.eval_gates import (
+    BaselineOpt,
+    FailUnderOpt,
+    GateSpec,
+    JunitOpt,
+    ToleranceOpt,
+    gates_json,
+    print_gates,
+)
 from schemaseek.cli.output import build_progress, print_json, stderr, stdout
 from schemaseek.config import SearchSettings, default_cache_dir
 from schemaseek.documents import DocKind
@@ -22,7 +31,9 @@ from schemaseek.evaluation.datasets import (
     load_graphql_questions,
     load_sql_questions,
     resolve_dataset,
+    sample,
 )
+from schemaseek.evaluation.junit import write_junit
 from schemaseek.evaluation.metrics import METRIC_NAMES
 from schemaseek.evaluation.runner import EvalResult, evaluate
 from schemaseek.glossary import Glossary, load_glossary
@@ -59,6 +70,7 @@ class _Inputs:
     sources: list[SourceSchema]
     questions: list[Question]
     gold: str
+    glossary: Glossary | None = None
 
 
 def eval_command(
@@ -79,6 +91,13 @@ def eval_command(
     sdl: Annotated[Path | None, typer.Option("--sdl", help="GraphQL SDL file.")] = None,
     introspection: Annotated[
         Path | None, typer.Option("--introspection", help="GraphQL introspection JSON.")
+    ] = None,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="The embedded demo and its labelled questions.")
+    ] = False,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="schemaseek.toml: its sources, glossary and questions."),
     ] = None,
     glossary: Annotated[Path | None, typer.Option("--glossary", help="Glossary JSON.")] = None,
     scope: Annotated[
@@ -105,14 +124,25 @@ def eval_command(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Embed every document again.")
     ] = False,
+    fail_under: FailUnderOpt = None,
+    baseline: BaselineOpt = None,
+    tolerance: ToleranceOpt = 0.0,
+    junit: JunitOpt = None,
 ) -> None:
     """Score retrieval on labelled questions: recall@k, all_gold@10, hit@k, MRR, NDCG@10, latency.
+
+    Exit codes: 0 when every gate holds (or none is given), 1 when a --fail-under floor or the
+    --baseline comparison fails, 2 for usage errors (bad options, unreadable files).
 
     Example: schemaseek eval --dataset ../shared/datasets/bird-dev --mode keyword --mode hybrid
 
     Example: schemaseek eval --sdl gitlab.graphql --queries gitlab.jsonl --kind graphql_root_field
+
+    Example: schemaseek eval --demo --fail-under recall@10=0.8 --baseline base.json --junit eval.xml
     """
-    inputs = _inputs(dataset, catalog, queries, gold, sdl, introspection, limit_queries)
+    gate_spec = GateSpec.of(fail_under, baseline, tolerance)
+    choice = _Choice(dataset, catalog, sdl, introspection, demo, config)
+    inputs = _inputs(choice, queries, gold, limit_queries)
     modes = [m.value for m in mode] if mode else [ModeChoice.HYBRID.value]
     settings = SearchSettings()
     provider: EmbeddingProvider | None = None
@@ -131,50 +161,65 @@ def eval_command(
             modes=modes,
             scope=scope.value,
             kinds=kind or (),
-            glossary=load_glossary(glossary) if glossary else Glossary(),
+            glossary=load_glossary(glossary) if glossary else inputs.glossary or Glossary(),
             settings=settings,
             provider=provider,
             gold=inputs.gold,
             progress=update,
         )
+    gates = gate_spec.check(result)
+    if junit is not None:
+        write_junit(junit, result, gates)
     if json_out:
-        print_json(result.to_json())
-        return
-    _print_result(result)
-    if cache is not None:
-        stats = cache.stats
-        stderr.print(
-            f"embedding cache {cache.directory}: {stats.hits} documents read back, "
-            f"{stats.misses} embedded"
-        )
+        print_json(result.to_json() | gates_json(gates))
+    else:
+        _print_result(result)
+        print_gates(gates)
+        if cache is not None:
+            stats = cache.stats
+            stderr.print(
+                f"embedding cache {cache.directory}: {stats.hits} documents read back, "
+                f"{stats.misses} embedded"
+            )
+    if any(not gate.passed for gate in gates):
+        raise typer.Exit(1)
 
 
-def _inputs(
-    dataset: Path | None,
-    catalog: Path | None,
-    queries: Path | None,
-    gold: GoldChoice,
-    sdl: Path | None,
-    introspection: Path | None,
-    limit: int | None,
-) -> _Inputs:
+@dataclass(frozen=True, slots=True)
+class _Choice:
+    """Where the sources come from (exactly one is given)."""
+
+    dataset: Path | None
+    catalog: Path | None
+    sdl: Path | None
+    introspection: Path | None
+    demo: bool
+    config: Path | None
+
+
+def _inputs(choice: _Choice, queries: Path | None, gold: GoldChoice, limit: int | None) -> _Inputs:
     given = [
         name
         for name, value in (
-            ("--dataset", dataset),
-            ("--catalog", catalog),
-            ("--sdl", sdl),
-            ("--introspection", introspection),
+            ("--dataset", choice.dataset),
+            ("--catalog", choice.catalog),
+            ("--sdl", choice.sdl),
+            ("--introspection", choice.introspection),
+            ("--demo", choice.demo or None),
+            ("--config", choice.config),
         )
         if value is not None
     ]
     if len(given) != 1:
         raise ConfigError(
-            "give exactly one of --dataset, --catalog, --sdl, --introspection"
+            "give exactly one of --dataset, --catalog, --sdl, --introspection, --demo, --config"
             + (f" (got {' and '.join(given)})" if given else "")
         )
-    if sdl is not None or introspection is not None:
-        return _graphql_inputs(sdl, introspection, queries, gold, limit)
+    dataset, catalog = choice.dataset, choice.catalog
+    if choice.demo or choice.config is not None:
+        return _project_inputs(choice.config, queries, gold, limit)
+    if choice.sdl is not None or choice.introspection is not None:
+        return _graphql_inputs(choice.sdl, choice.introspection, queries, gold, limit)
     from schemaseek.sources.catalog import load_catalog
 
     where = dataset if dataset is not None else catalog
@@ -207,6 +252,28 @@ def _graphql_inputs(
     assert path is not None
     source = load_sdl(path, path.stem) if sdl is not None else load_introspection(path, path.stem)
     return _Inputs(_stem(path), [source], load_graphql_questions(queries, limit), "ids")
+
+
+def _project_inputs(
+    config: Path | None, queries: Path | None, gold: GoldChoice, limit: int | None
+) -> _Inputs:
+    """The demo's, or a ``schemaseek.toml``'s, sources, glossary and labelled questions."""
+    if gold != GoldChoice.TABLES:
+        raise ConfigError("--gold applies to SQL datasets only")
+    if config is None:
+        from schemaseek.sources.demo import demo_glossary, demo_labelled_questions, demo_sources
+
+        questions = load_graphql_questions(queries, limit) if queries else demo_labelled_questions()
+        return _Inputs("demo", demo_sources(), sample(questions, limit), "ids", demo_glossary())
+    from schemaseek.project import load_project, load_source
+
+    project = load_project(config)
+    where = queries or project.questions_path()
+    if where is None:
+        raise ConfigError(f"{config} names no questions file; give --queries FILE")
+    sources = [load_source(src, project) for src in project.sources]
+    questions = load_graphql_questions(where, limit)
+    return _Inputs(_stem(config), sources, questions, "ids", project.load_glossary())
 
 
 def _stem(path: Path) -> str:

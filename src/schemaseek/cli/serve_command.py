@@ -31,9 +31,17 @@ def serve_command(
         bool,
         typer.Option("--insecure", help="Allow a non-loopback address without tokens."),
     ] = False,
+    questions: Annotated[
+        Path | None,
+        typer.Option(
+            "--questions",
+            exists=True,
+            help="Labelled questions (JSONL: id, question, gold) for the workbench's eval page.",
+        ),
+    ] = None,
 ) -> None:
     """Serve search over Connect (JSON/binary) and gRPC on one port, with /health,
-    /health/ready, /metrics and the admin API.
+    /health/ready, /metrics, the admin API, MCP at /mcp and the workbench at /.
 
     Example: schemaseek serve --demo --port 8081
     """
@@ -42,7 +50,7 @@ def serve_command(
     from schemaseek.service.settings import load_service_config
     from schemaseek.service.sources import plan_sources
 
-    plan = plan_sources(demo=demo, config=config)
+    plan = plan_sources(demo=demo, config=config, questions=questions)
     overrides = {"host": host, "port": port, "insecure": insecure or None}
     settings = load_service_config(plan.service_table, plan.search_table, overrides=overrides)
     configure_logging(settings.log_level, settings.log_format)

@@ -20,6 +20,7 @@ from schemaseek.config import SearchSettings
 from schemaseek.embedding.factory import breaker_config, provider_from_settings
 from schemaseek.engine import EngineReport, SourceEngine
 from schemaseek.errors import ConfigError
+from schemaseek.glossary_lint import warn_unresolved
 from schemaseek.index import SchemaIndex
 from schemaseek.snapshots.manager import SnapshotManager
 from schemaseek.snapshots.manifest import SnapshotError
@@ -71,6 +72,7 @@ def _engines(selection: ResolvedSources, manager: SnapshotManager) -> list[Sourc
         )
         engine.init(wait=True)
         engines.append(engine)
+    warn_unresolved(selection.glossary, selection.sources)
     return engines
 
 

@@ -31,6 +31,7 @@ from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.errors import ConfigError
 from schemaseek.evaluation.datasets import Question
 from schemaseek.evaluation.metrics import aggregate
+from schemaseek.evaluation.outcomes import QuestionOutcome, question_outcome
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
 from schemaseek.query.pipeline import MODES, InvalidQueryError
@@ -66,6 +67,8 @@ class ModeResult:
     index_s: float
     degraded: int = 0
     errors: int = 0
+    questions: tuple[QuestionOutcome, ...] = ()
+    """Each scored question's outcome (not part of :meth:`to_json`: JUnit reports use it)."""
 
     def to_json(self) -> dict[str, Any]:
         """``{"metrics", "latency_ms": {"p50", "p95"}, "index_s", "degraded", "errors"}``."""
@@ -201,6 +204,7 @@ def _run_mode(
     stage = f"{mode} queries"
     latencies: list[float] = []
     pairs: list[tuple[list[str], tuple[str, ...]]] = []
+    outcomes: list[QuestionOutcome] = []
     degraded = errors = 0
     if progress is not None:
         progress(stage, 0, len(questions))
@@ -209,25 +213,29 @@ def _run_mode(
     for done, question in enumerate(questions, start=1):
         only = [question.source] if scope == "per-source" and question.source else []
         started = time.perf_counter()
+        error = None
         try:
             response = index.search(
                 question.question, limit=SEARCH_LIMIT, mode=mode, kinds=kinds, sources=only
             )
-        except InvalidQueryError:
+        except InvalidQueryError as exc:
             errors += 1  # scored as a miss: nothing ranked
             ranked: list[str] = []
+            error = str(exc)
         else:
             latencies.append((time.perf_counter() - started) * 1000.0)
             degraded += response.degraded
             ranked = [labels.get(doc_id, doc_id) for doc_id in response.ids()]
         pairs.append((ranked, question.gold))
+        took = (time.perf_counter() - started) * 1000.0
+        outcomes.append(question_outcome(question, ranked, latency_ms=took, error=error))
         if progress is not None:
             progress(stage, done, len(questions))
     summary = aggregate(pairs)
     p50 = p95 = 0.0
     if latencies:
         p50, p95 = (float(v) for v in np.percentile(np.asarray(latencies), [50, 95]))
-    return ModeResult(summary.metrics, p50, p95, index_s, degraded, errors)
+    return ModeResult(summary.metrics, p50, p95, index_s, degraded, errors, tuple(outcomes))
 
 
 def _modes(modes: Sequence[str]) -> list[Mode]:

@@ -166,7 +166,7 @@ def decode(
             raise SnapshotError("the vectors do not cover exactly the documents")
     parts = assemble(
         components, documents=documents, sources=[schema], keyword=keyword, vector=vector,
-        matcher=matcher_for(glossary, facts), facts=facts,
+        matcher=matcher_for(glossary.narrowed_to_items(facts.names.items()), facts), facts=facts,
     )  # fmt: skip
     return Decoded(parts, schema, documents)
 

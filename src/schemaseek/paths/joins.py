@@ -5,6 +5,7 @@
   tables at most ``max_paths`` shortest paths of at most ``max_edges`` edges. Similarity never
   creates a join: no edge, no path.
 * :func:`relationships`: a table's one-edge joins, both directions.
+* :func:`select_skeleton`: a ``SELECT`` over a table's first columns, along a join path.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from schemaseek.documents import Edge, Relation
 from schemaseek.graph import SchemaGraph
 
-__all__ = ["JoinPath", "join_paths", "relationships"]
+__all__ = ["JoinPath", "join_paths", "relationships", "select_skeleton"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,3 +112,14 @@ def relationships(graph_or_edges: SchemaGraph | Iterable[Edge], table: str) -> l
     """One-edge join paths from ``table`` to each FK neighbour, in both directions."""
     hops = _fk_adjacency(graph_or_edges).get(table, [])
     return [_make_path(table, [hop]) for hop in hops]
+
+
+def select_skeleton(
+    table: str, columns: Sequence[str], path: JoinPath | None = None, max_columns: int = 8
+) -> str:
+    """``SELECT table.a, table.b ... FROM table`` (or ``FROM`` + ``JOIN ... ON`` along ``path``,
+    which must hold ``table``): the first ``max_columns`` columns, to paste and edit."""
+    picked = [f"{table}.{c}" for c in columns[:max_columns]] or [f"{table}.*"]
+    more = " -- ..." if len(columns) > max_columns else ""
+    source = path.sql() if path is not None and table in path.tables else f"FROM {table}"
+    return f"SELECT {', '.join(picked)}{more}\n" + source.replace(" JOIN ", "\nJOIN ")

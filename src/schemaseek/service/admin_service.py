@@ -53,9 +53,10 @@ class AdminHandler(AdminService):
     async def get_engines(
         self, request: pb.GetEnginesRequest, ctx: RequestContext[Any, Any], /
     ) -> pb.GetEnginesResponse:
-        return await self._run(self._engines)
+        return await self._run(self.engines)
 
-    def _engines(self) -> pb.GetEnginesResponse:
+    def engines(self) -> pb.GetEnginesResponse:
+        """``GetEngines``' answer (also shown by the workbench)."""
         backend = self.backend
         poller = backend.poller
         engines = []
@@ -128,6 +129,10 @@ class AdminHandler(AdminService):
     async def update_glossary(
         self, request: pb.UpdateGlossaryRequest, ctx: RequestContext[Any, Any], /
     ) -> pb.UpdateGlossaryResponse:
+        return await self.apply_glossary(request)
+
+    async def apply_glossary(self, request: pb.UpdateGlossaryRequest) -> pb.UpdateGlossaryResponse:
+        """``UpdateGlossary`` without an RPC context (the workbench saves through it)."""
         if len(request.glossary_json) > MAX_GLOSSARY_BYTES:
             raise to_connect_error(InvalidQueryError("the glossary is larger than 4 MiB"))
         try:
@@ -165,9 +170,10 @@ class AdminHandler(AdminService):
     async def list_snapshots(
         self, request: pb.ListSnapshotsRequest, ctx: RequestContext[Any, Any], /
     ) -> pb.ListSnapshotsResponse:
-        return await self._run(self._snapshots, request.source)
+        return await self._run(self.snapshots, request.source)
 
-    def _snapshots(self, source: str) -> pb.ListSnapshotsResponse:
+    def snapshots(self, source: str = "") -> pb.ListSnapshotsResponse:
+        """``ListSnapshots``' answer (also shown by the workbench)."""
         units = [self.backend.unit(source)] if source else list(self.backend.units)
         out = []
         for unit in units:

@@ -27,6 +27,7 @@ from schemaseek.errors import ConfigError
 from schemaseek.federation import known_ids, learn
 from schemaseek.feedback import FeedbackStore
 from schemaseek.glossary import Glossary
+from schemaseek.glossary_lint import warn_unresolved
 from schemaseek.recent import RecentQueries
 from schemaseek.service.events import EventBus
 
@@ -122,6 +123,9 @@ class Backend:
             if future is not None:
                 self._track(unit, future, "start")
                 future.add_done_callback(functools.partial(_apply_glossary, unit))
+        schemas = [schema for unit in self.units if (schema := unit.schema()) is not None]
+        if len(schemas) == len(self.units):  # a source that failed to load would look missing
+            warn_unresolved(self.glossary, schemas)
         self._replay_feedback()
         self.started.set()
         if self.poller is not None:

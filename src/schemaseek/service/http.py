@@ -1,8 +1,9 @@
 """The one ASGI app on one port: health, metrics, MCP and the two Connect/gRPC services.
 
 Routes: ``GET /health`` (always 200), ``GET /health/ready`` (200 ready|degraded, 503
-unavailable), ``GET /metrics``, ``/mcp`` (MCP streamable HTTP), and the RPC paths
-``/schemaseek.v1.SearchService/*`` and ``/schemaseek.v1.AdminService/*``.
+unavailable), ``GET /metrics``, ``/mcp`` (MCP streamable HTTP), the RPC paths
+``/schemaseek.v1.SearchService/*`` and ``/schemaseek.v1.AdminService/*``, and the workbench
+(:mod:`schemaseek.web`) at ``/`` and ``/ui/*``, which authenticates with the same tokens.
 
 Around the RPC apps this layer binds a request id (``x-request-id``, echoed), refuses what the
 Connect runtime would answer with a 5xx for a client's mistake (an unknown content encoding,
@@ -103,6 +104,7 @@ class ServiceApp:
         mcp_app: ASGIApp | None = None,
         mcp_lifespan: Callable[[], contextlib.AbstractAsyncContextManager[Any]] | None = None,
         mcp_guard: McpGuard | None = None,
+        web_app: ASGIApp | None = None,
         compression_min_bytes: int = 1024,
         max_request_bytes: int = 1 << 20,
         on_shutdown: Callable[[], None] | None = None,
@@ -113,6 +115,7 @@ class ServiceApp:
         self.mcp_app = mcp_app
         self.mcp_lifespan = mcp_lifespan
         self.mcp_guard = mcp_guard
+        self.web_app = web_app
         self.compression_min_bytes = compression_min_bytes
         self.max_request_bytes = max_request_bytes
         self.on_shutdown = on_shutdown
@@ -169,6 +172,9 @@ class ServiceApp:
             await self.mcp_app(scope, receive, send)
             return
         receive = await _read_body(receive, self.max_request_bytes)
+        if self.web_app is not None and (path == "/" or path.startswith("/ui/")):
+            await self.web_app(scope, receive, self._counted("/ui", send))
+            return
         for prefix in RPC_PREFIXES:
             if path.startswith(prefix):
                 await self._rpc(self.rpc_apps[prefix], scope, receive, send)
@@ -184,6 +190,14 @@ class ServiceApp:
             await _respond(send, 405, http_error_body(405))
             return
         await handler(send)
+
+    def _counted(self, label: str, send: Send) -> Send:
+        async def counted(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.metrics.http.labels(label, str(message["status"])).inc()
+            await send(message)
+
+        return counted
 
     async def _mcp_refused(self, scope: Scope, send: Send) -> bool:
         """Answer 401/403/429 (the JSON error shape) when the guard refuses an MCP request."""

@@ -37,6 +37,7 @@ from schemaseek.service.metrics import ServiceMetrics
 from schemaseek.service.search_service import SearchHandler
 from schemaseek.service.settings import ServiceConfig
 from schemaseek.service.sources import ServePlan
+from schemaseek.service.workbench import build_workbench
 from schemaseek.shutdown import GracefulShutdown
 from schemaseek.snapshots.manager import SnapshotManager
 from schemaseek.snapshots.retention import RetentionPolicy
@@ -116,8 +117,9 @@ def build_service(
         read_max_bytes=config.max_request_bytes,
         compressions=compressions,
     )
+    admin = AdminHandler(backend, executor, secret, config)
     admin_app = AdminServiceASGIApplication(
-        AdminHandler(backend, executor, secret, config),
+        admin,
         interceptors=interceptors,
         read_max_bytes=config.max_request_bytes,
         compressions=compressions,
@@ -133,6 +135,11 @@ def build_service(
         mcp_app=mcp_app,
         mcp_lifespan=mcp_lifespan,
         mcp_guard=McpGuard(auth, limiter),
+        web_app=(
+            build_workbench(config, backend, admin, auth, limiter, plan.questions)
+            if config.workbench
+            else None
+        ),
         compression_min_bytes=config.compression_min_bytes,
         max_request_bytes=config.max_request_bytes,
     )

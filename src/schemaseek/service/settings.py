@@ -85,6 +85,7 @@ class ServiceConfig(BaseModel):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["json", "console"] = "json"
     mcp: bool = True
+    workbench: bool = True
     poll: bool = True
     search: SearchSettings = Field(default_factory=SearchSettings)
 

@@ -112,13 +112,13 @@ class GlossaryMatcher:
     def entry(self, index: int) -> GlossaryEntry:
         return self.glossary.entries[index]
 
-    def match(self, question: str) -> list[GlossaryMatch]:
-        """Entries whose terms occur in the question, best (exact, longest) term per entry."""
+    def _scan(self, question: str) -> list[tuple[_Term, bool]]:
+        """Every term occurring in the question (its first occurrence), with fuzziness."""
         words = _content_words(question)
         if not words or not self._terms:
             return []
         stems = [stem(w) for w in words]
-        best: dict[int, tuple[int, bool, str]] = {}
+        found: list[tuple[_Term, bool]] = []
         for term in self._terms:
             n = len(term.words)
             for start in range(len(words) - n + 1):
@@ -130,14 +130,33 @@ class GlossaryMatcher:
                         term.words[i] != words[start + i] and term.stems[i] != stems[start + i]
                         for i in range(n)
                     )
-                    key = (n, not fuzzy)
-                    current = best.get(term.entry_index)
-                    if current is None or key > (current[0], not current[1]):
-                        best[term.entry_index] = (n, fuzzy, term.text)
+                    found.append((term, fuzzy))
                     break
+        return found
+
+    def match(self, question: str) -> list[GlossaryMatch]:
+        """Entries whose terms occur in the question, best (exact, longest) term per entry."""
+        best: dict[int, tuple[int, bool, str]] = {}
+        for term, fuzzy in self._scan(question):
+            n = len(term.words)
+            current = best.get(term.entry_index)
+            if current is None or (n, not fuzzy) > (current[0], not current[1]):
+                best[term.entry_index] = (n, fuzzy, term.text)
         return [
             GlossaryMatch(index, text, fuzzy) for index, (_n, fuzzy, text) in sorted(best.items())
         ]
+
+    def match_all(self, question: str) -> list[GlossaryMatch]:
+        """Every term that occurs in the question (several per entry), in glossary order;
+        :meth:`match` keeps the best of each entry. The linter asks which terms ever fire."""
+        return [GlossaryMatch(t.entry_index, t.text, fuzzy) for t, fuzzy in self._scan(question)]
+
+    def term_words(self, entry_index: int, term: str) -> int:
+        """How many content words ``term`` of entry ``entry_index`` has (0: none, never fires)."""
+        return next(
+            (len(t.words) for t in self._terms if t.entry_index == entry_index and t.text == term),
+            0,
+        )
 
     def boosts(self, matches: Sequence[GlossaryMatch]) -> dict[str, float]:
         """Boost per document id: targets 1.0 and related 0.5, times priority, summed."""

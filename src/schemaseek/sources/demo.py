@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from schemaseek.glossary import Glossary, parse_glossary
 from schemaseek.sources.base import SourceSchema
+
+if TYPE_CHECKING:
+    from schemaseek.evaluation.datasets import Question
 
 GRAPHQL_SOURCE = "music_api"
 SQL_SOURCE = "music_db"
@@ -61,3 +65,12 @@ def demo_questions() -> list[str]:
     """Sample questions the demo answers."""
     questions: list[str] = json.loads(_read("questions.json"))["questions"]
     return questions
+
+
+def demo_labelled_questions() -> list[Question]:
+    """The demo's labelled questions (``labelled.jsonl``: id, question, gold ids), which
+    ``serve --demo`` registers for the workbench and ``eval --demo`` scores."""
+    from schemaseek.evaluation.datasets import load_graphql_questions
+
+    with resources.as_file(resources.files("schemaseek.demo").joinpath("labelled.jsonl")) as path:
+        return load_graphql_questions(path)
