@@ -9,6 +9,8 @@ and are never logged or stored.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +112,13 @@ class S3Store:
 
     def purge_partials(self, prefix: str, older_than_s: float) -> int:
         return 0
+
+    def put(self, key: str, data: bytes) -> None:
+        self._put(key, data)
+
+    @contextlib.contextmanager
+    def exclusive(self, key: str) -> Iterator[None]:
+        yield  # S3 has no lock: the fence check and the manifest upload are two requests
 
     def _put(self, key: str, data: bytes) -> None:
         self._client.put_object(Bucket=self.bucket, Key=self._full(key), Body=data)

@@ -9,6 +9,7 @@ file first and ``manifest.json`` last, on :meth:`GenerationWriter.commit`.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
@@ -63,6 +64,16 @@ class SnapshotStore(Protocol):
         """Delete interrupted writes under ``prefix`` older than ``older_than_s``; returns how
         many. Stores whose partial writes show up as generations without a manifest do
         nothing here (retention removes those)."""
+        ...
+
+    def put(self, key: str, data: bytes) -> None:
+        """Write one small file whole, replacing it (fencing records)."""
+        ...
+
+    def exclusive(self, key: str) -> AbstractContextManager[None]:
+        """Hold the store-wide lock named ``key`` for the block: a file lock where the store
+        is a directory (shared mounts included), a thread lock in memory; S3 has no lock,
+        so there a check and the write that follows it are two requests."""
         ...
 
 
