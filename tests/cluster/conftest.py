@@ -40,7 +40,7 @@ def redis_prefix(redis_url: str) -> Iterator[str]:
         client.close()
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -55,7 +55,7 @@ class PrivateRedis:
             unavailable("redis-server is not installed, so no private Redis can be started")
         self.binary = binary
         self.folder = folder
-        self.port = _free_port()
+        self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
     @property

@@ -66,7 +66,9 @@ def replicas(
                 provider: HashProvider = provider,
                 manager: SnapshotManager = manager,
             ) -> SourceEngine:
-                return SourceEngine(name, fetch, provider=provider, snapshots=manager, embed_batch=8)
+                return SourceEngine(
+                    name, fetch, provider=provider, snapshots=manager, embed_batch=8
+                )
 
             unit = ReplicaUnit(
                 SOURCE, source, factory, None, coordinator,

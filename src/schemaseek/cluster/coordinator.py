@@ -114,7 +114,9 @@ def check_token(value: Any) -> int:
     try:
         token = int(value)
     except (TypeError, ValueError):
-        raise CoordinationError(f"the coordination service returned a bad token {value!r}") from None
+        raise CoordinationError(
+            f"the coordination service returned a bad token {value!r}"
+        ) from None
     if token <= 0:
         raise CoordinationError(f"the coordination service returned a bad token {token}")
     return token

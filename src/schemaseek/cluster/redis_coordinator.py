@@ -236,7 +236,9 @@ class RedisCoordinator:
                 float(data.get("unix_time", 0.0)),
             )
         except (ValueError, KeyError, TypeError) as exc:
-            raise CoordinationError(f"the active generation of {source!r} is malformed: {exc}")
+            raise CoordinationError(
+                f"the active generation of {source!r} is malformed: {exc}"
+            ) from None
 
     def report_progress(self, source: str, token: int, phase: str, done: int, total: int) -> None:
         message = {

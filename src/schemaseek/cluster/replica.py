@@ -117,7 +117,7 @@ class ReplicaUnit(EngineUnit):
 
     # -- lifecycle --------------------------------------------------------------------------
 
-    def start(self) -> Future[EngineReport] | None:
+    def start(self) -> Future[EngineReport]:
         return self._worker.submit(self._start)
 
     def refresh(self) -> Future[EngineReport]:
@@ -221,6 +221,11 @@ class ReplicaUnit(EngineUnit):
         self._local = {"lease_holder": lease.holder, "token": str(lease.token)}
         keeper = LeaseKeeper(self.coordinator, lease).start()
         try:
+            # what was announced before the lease was ours is the base (or, at start, all)
+            active = self.coordinator.active(self.name, self.fingerprint)
+            if active is not None and not engine.index.built:
+                return engine.init(generation=active.generation, catch_up=False).result()
+            self._sync()
             self._progress("building", 0, 0)
             self.manager.register_token(self.name, lease.token)
             engine.save_token = lease.token
@@ -296,10 +301,10 @@ class ReplicaUnit(EngineUnit):
                 **{k: str(message.get(k, "")) for k in ("token", "phase", "done", "total")},
             }
             return
-        if kind == "announce" and (
-            message.get("fingerprint") != self.fingerprint
-            or message.get("generation") == self.engine.generation
-        ):
+        if kind == "announce" and message.get("fingerprint") != self.fingerprint:
+            return
+        if kind == "announce" and message.get("generation") == self.engine.generation:
+            self._unreadable = None  # what is served is the active one again
             return
         if kind in ("announce", "reconnected"):
             self._wake.set()
