@@ -73,6 +73,7 @@ class AdminHandler(AdminService):
                     last_refresh=convert.refresh_report(report) if report else None,
                     poll_interval_s=backend.poll_interval_s or 0.0,
                     next_poll_unix=poller.next_at if poller is not None else 0.0,
+                    coordination=unit.coordination(),
                 )
             )
         return pb.GetEnginesResponse(

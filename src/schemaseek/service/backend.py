@@ -99,6 +99,7 @@ class Backend:
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._states: dict[str, str] = {}
+        self._coordination: dict[str, dict[str, str]] = {}
         self.started = threading.Event()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -147,6 +148,18 @@ class Backend:
                         "state_changed", unit.name, f"{before or 'new'} → {state}",
                         old=before or "", new=state,
                     )  # fmt: skip
+                self._watch_coordination(unit)
+
+    def _watch_coordination(self, unit: ServingUnit) -> None:
+        """Publish a ``coordination`` event when a replica's role, lease or build progress
+        changed (other replicas' builds included)."""
+        now = unit.coordination()
+        if now and now != self._coordination.get(unit.name):
+            self._coordination[unit.name] = now
+            phase = now.get("phase", "")
+            progress = f" {now.get('done', '')}/{now.get('total', '')}" if phase else ""
+            message = f"{now.get('role')}; {phase or 'idle'}{progress}; redis {now.get('redis')}"
+            self.events.publish("coordination", unit.name, message, **now)
 
     def close(self, timeout: float = 10.0) -> bool:
         """Stop polling and watching, destroy every unit, end event streams."""
@@ -181,6 +194,9 @@ class Backend:
                 "generation": unit.generation,
                 "circuits": unit.circuits(),
             }
+            coordination = unit.coordination()
+            if coordination:
+                engines[unit.name]["coordination"] = coordination
         return {"status": self.status(), "engines": engines}
 
     # -- refresh --------------------------------------------------------------------------

@@ -18,13 +18,14 @@ from connectrpc.compression.gzip import GzipCompression
 from connectrpc.compression.zstd import ZstdCompression
 from connectrpc.interceptor import Interceptor
 
+from schemaseek.cluster.coordinator import Coordinator
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.factory import breaker_config, provider_from_settings
 from schemaseek.engine import SourceEngine
-from schemaseek.engine.units import EngineUnit, ServingUnit
+from schemaseek.engine.units import EngineFactory, EngineUnit, ServingUnit
 from schemaseek.feedback import FeedbackStore
-from schemaseek.glossary import load_glossary
+from schemaseek.glossary import Glossary, load_glossary
 from schemaseek.service.admin_service import AdminHandler
 from schemaseek.service.auth import RateLimiter, TokenAuth
 from schemaseek.service.backend import Backend
@@ -55,13 +56,14 @@ class Service:
     backend: Backend
     config: ServiceConfig
     executor: ThreadPoolExecutor
+    coordinator: Coordinator | None = None
 
 
 def _snapshots(config: ServiceConfig) -> SnapshotManager | None:
     where = config.search.snapshot_dir or str(Path(config.data_dir) / "snapshots")
     if where.lower() == "none":
         return None
-    store = open_store(where)
+    store = open_store(where, s3_endpoint_url=config.s3_endpoint_url, s3_region=config.s3_region)
     policy = RetentionPolicy(min_valid=config.search.snapshot_min_generations)
     return SnapshotManager(store, policy=policy)
 
@@ -91,8 +93,9 @@ def build_service(
 
     glossary_path = config.path(config.glossary_path, "glossary.json")
     glossary = load_glossary(glossary_path) if glossary_path.exists() else plan.glossary
+    coordinator = None
     if units is None:
-        units = [EngineUnit(s.name, s.fetch, make_engine, glossary) for s in plan.sources]
+        units, coordinator = _units(config, plan, make_engine, glossary)
     backend = Backend(
         units,
         settings=settings,
@@ -136,7 +139,29 @@ def build_service(
         compression_min_bytes=config.compression_min_bytes,
         max_request_bytes=config.max_request_bytes,
     )
-    return Service(app, backend, config, executor)
+    return Service(app, backend, config, executor, coordinator)
+
+
+def _units(
+    config: ServiceConfig, plan: ServePlan, factory: EngineFactory, glossary: Glossary
+) -> tuple[list[ServingUnit], Coordinator | None]:
+    """One engine unit per source; replica units coordinated through Redis when
+    ``redis_url`` is set (else this process coordinates alone: no outage, no Redis)."""
+    if not config.redis_url:
+        return [EngineUnit(s.name, s.fetch, factory, glossary) for s in plan.sources], None
+    from schemaseek.cluster import RedisCoordinator, ReplicaUnit
+
+    coordinator = RedisCoordinator(
+        config.redis_url, prefix=config.redis_prefix, replica_id=config.replica_id,
+        lease_ttl_s=config.lease_ttl_s,
+    )  # fmt: skip
+    units: list[ServingUnit] = [
+        ReplicaUnit(
+            s.name, s.fetch, factory, glossary, coordinator, startup_wait_s=config.startup_wait_s
+        )
+        for s in plan.sources
+    ]
+    return units, coordinator
 
 
 def _mcp(config: ServiceConfig, backend: Backend) -> tuple[Any, Any]:
@@ -201,4 +226,7 @@ class _Drain:
         self.service = service
 
     def destroy(self, timeout: float | None = None) -> bool:
-        return self.service.backend.close(timeout or 10.0)
+        drained = self.service.backend.close(timeout or 10.0)
+        if self.service.coordinator is not None:
+            self.service.coordinator.close()
+        return drained

@@ -43,7 +43,7 @@ PLAIN_ENV: dict[str, tuple[str, str, float]] = {
     "CB_SUCCESS_THRESHOLD": ("search", "breaker_success_threshold", 1),
     "SEARCH_DEVICE": ("search", "device", 0),
 }
-SECRET_FIELDS = ("cursor_secret", "tokens")
+SECRET_FIELDS = ("cursor_secret", "tokens", "redis_url")
 
 
 class TokenConfig(BaseModel):
@@ -86,6 +86,14 @@ class ServiceConfig(BaseModel):
     log_format: Literal["json", "console"] = "json"
     mcp: bool = True
     poll: bool = True
+    # scale-out (spec 004 "Redis"): replicas that share one snapshot store coordinate there
+    redis_url: str | None = None
+    redis_prefix: str = "schemaseek:"
+    replica_id: str | None = None
+    lease_ttl_s: float = Field(default=30.0, gt=0, le=3600)
+    startup_wait_s: float = Field(default=120.0, ge=0, le=86_400)
+    s3_endpoint_url: str | None = None
+    s3_region: str | None = None
     search: SearchSettings = Field(default_factory=SearchSettings)
 
     @field_validator("tokens", mode="before")

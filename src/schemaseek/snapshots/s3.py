@@ -47,6 +47,7 @@ class S3Store:
         bucket: the bucket name.
         prefix: a key prefix inside the bucket ("" for the bucket root).
         endpoint_url: an S3-compatible endpoint (MinIO, a local test server).
+        region: the bucket's region (default: boto3's own configuration).
         client: a ready boto3 S3 client (overrides ``endpoint_url``).
     """
 
@@ -56,6 +57,7 @@ class S3Store:
         prefix: str = "",
         *,
         endpoint_url: str | None = None,
+        region: str | None = None,
         client: Any = None,
     ) -> None:
         if client is None:
@@ -63,7 +65,7 @@ class S3Store:
                 import boto3
             except ImportError:
                 raise MissingExtraError("boto3", "s3") from None
-            client = boto3.client("s3", endpoint_url=endpoint_url)
+            client = boto3.client("s3", endpoint_url=endpoint_url, region_name=region)
         self.bucket = bucket
         self.prefix = prefix.strip("/")
         self._client = client

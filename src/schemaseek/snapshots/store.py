@@ -77,7 +77,9 @@ class SnapshotStore(Protocol):
         ...
 
 
-def open_store(location: str | Path, *, s3_endpoint_url: str | None = None) -> SnapshotStore:
+def open_store(
+    location: str | Path, *, s3_endpoint_url: str | None = None, s3_region: str | None = None
+) -> SnapshotStore:
     """A store for ``location``: ``s3://bucket/prefix`` (needs the ``s3`` extra),
     ``memory://name`` (process-wide, for tests), or a local directory path."""
     text = str(location)
@@ -85,7 +87,7 @@ def open_store(location: str | Path, *, s3_endpoint_url: str | None = None) -> S
         from schemaseek.snapshots.s3 import S3Store
 
         bucket, _, prefix = text[len("s3://") :].partition("/")
-        return S3Store(bucket, prefix, endpoint_url=s3_endpoint_url)
+        return S3Store(bucket, prefix, endpoint_url=s3_endpoint_url, region=s3_region)
     if text.startswith("memory://"):
         from schemaseek.snapshots.memory import named_memory_store
 
