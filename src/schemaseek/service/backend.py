@@ -14,7 +14,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -77,7 +77,10 @@ class Backend:
         glossary_path: Path | None = None,
         poll_interval_s: float | None = None,
         poll_jitter: float = 0.1,
+        source_polls: Mapping[str, tuple[float, float]] | None = None,
     ) -> None:
+        """``source_polls``: source → (interval s, jitter) for sources polled on their own
+        schedule (``GRAPHQL_POLL_*``, ``SNOWFLAKE_POLL_*``); the rest share the service's."""
         if not units:
             raise ConfigError("the service needs at least one source")
         self.units: list[ServingUnit] = list(units)
@@ -91,10 +94,16 @@ class Backend:
         self.glossary_path = glossary_path
         self.poll_interval_s = poll_interval_s
         self.poller: _Poller | None = None
+        self.pollers: dict[str, _Poller] = {}
         if poll_interval_s:
             self.poller = _Poller(
                 self.refresh_all, poll_interval_s, jitter=poll_jitter, name="schemaseek-poll"
             )
+            for name, (interval, jitter) in (source_polls or {}).items():
+                self.pollers[name] = _Poller(
+                    functools.partial(self.refresh, name), interval, jitter=jitter,
+                    name=f"schemaseek-poll-{name}",
+                )  # fmt: skip
         self.refresh_outcomes: dict[tuple[str, str], int] = {}
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -127,6 +136,8 @@ class Backend:
         self.started.set()
         if self.poller is not None:
             self.poller.start()
+        for poller in self.pollers.values():
+            poller.start()
 
     def _attach(self, unit: ServingUnit) -> None:
         def on_breaker(name: str, old: BreakerState, new: BreakerState) -> None:
@@ -165,8 +176,9 @@ class Backend:
         """Stop polling and watching, destroy every unit, end event streams."""
         self._stop.set()
         ok = True
-        if self.poller is not None:
-            ok &= self.poller.stop(timeout)
+        for poller in [self.poller, *self.pollers.values()]:
+            if poller is not None:
+                ok &= poller.stop(timeout)
         for unit in list(self.units):
             ok &= unit.destroy(timeout)
         self.events.close()
@@ -215,8 +227,17 @@ class Backend:
         return futures
 
     def refresh_all(self) -> None:
-        """The poller's action."""
-        self.refresh()
+        """The shared poller's action: every source without a schedule of its own."""
+        for unit in list(self.units):
+            if unit.name not in self.pollers:
+                self.refresh(unit.name)
+
+    def poll_schedule(self, source: str) -> tuple[float, float]:
+        """(interval s, unix time of the next poll) of ``source``; (0, 0) when not polled."""
+        poller = self.pollers.get(source) or self.poller
+        if poller is None:
+            return 0.0, 0.0
+        return poller.interval_s, poller.next_at
 
     def _track(self, unit: ServingUnit, future: Future[EngineReport], what: str) -> None:
         def done(f: Future[EngineReport]) -> None:

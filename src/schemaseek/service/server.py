@@ -93,6 +93,7 @@ def build_service(
 
     glossary_path = config.path(config.glossary_path, "glossary.json")
     glossary = load_glossary(glossary_path) if glossary_path.exists() else plan.glossary
+    glossary = glossary.resolved(config.placeholders())
     coordinator = None
     if units is None:
         units, coordinator = _units(config, plan, make_engine, glossary)
@@ -105,6 +106,7 @@ def build_service(
         glossary_path=glossary_path,
         poll_interval_s=settings.poll_interval_s if config.poll else None,
         poll_jitter=settings.poll_jitter,
+        source_polls=plan.source_polls(settings.poll_jitter),
     )
     metrics = ServiceMetrics(backend, counter)
     executor = ThreadPoolExecutor(config.search_threads, thread_name_prefix="schemaseek-rpc")
