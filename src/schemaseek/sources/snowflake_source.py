@@ -62,11 +62,11 @@ class SnowflakeSource:
         timeout_s: float | None = None,
         engine: Engine | None = None,
     ) -> None:
-        secrets = Secrets()
-        parsed = parse_url(url, secrets)
-        self.url = redact_url(parsed)
+        self._secrets = Secrets()
+        self._parsed = parse_url(url, self._secrets)
+        self.url = redact_url(self._parsed)
         self.name = name
-        self.engine = engine or create_engine(parsed, self.url, secrets)
+        self._engine = engine
         self.account_usage = account_usage
         self.usage_views = usage_views
         self.catalog_views = catalog_views
@@ -78,6 +78,13 @@ class SnowflakeSource:
         self.timeout_s = timeout_s
         self.catalog: SnowflakeCatalog | None = None
         self.last_changes: CatalogChanges | None = None
+
+    @property
+    def engine(self) -> Engine:
+        """The database engine, created on first use (planning a source connects nothing)."""
+        if self._engine is None:
+            self._engine = create_engine(self._parsed, self.url, self._secrets)
+        return self._engine
 
     @property
     def mode(self) -> str | None:
