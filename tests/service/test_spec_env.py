@@ -64,7 +64,8 @@ SPEC_TABLES = [
 
 EVERYTHING = {
     "PORT": "9090", "ENVIRONMENT": "staging", "SENTRY_DSN": "https://k@sentry.example/1",
-    "SHUTDOWN_TIMEOUT_MS": "5000", "SEARCH_EMBEDDING_MODEL": "sentence-transformers/all-MiniLM-L6-v2",
+    "SHUTDOWN_TIMEOUT_MS": "5000",
+    "SEARCH_EMBEDDING_MODEL": "sentence-transformers/all-MiniLM-L6-v2",
     "SEARCH_RERANKER_MODEL": "/models/bge", "SEARCH_DEVICE": "cpu",
     "SEARCH_EMBEDDING_DTYPE": "q8", "SEARCH_RERANKER_DTYPE": "fp32", "HF_CACHE_DIR": "/cache",
     "GRAPHQL_GATEWAY_URL": "https://gateway.example/graphql", "GRAPHQL_POLL_INTERVAL_MS": "60000",
