@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from schemaseek.service.metrics import ServiceMetrics
 from schemaseek.service.search_service import SearchHandler
 from schemaseek.service.settings import ServiceConfig
 from schemaseek.service.sources import ServePlan
+from schemaseek.service.telemetry import Telemetry
 from schemaseek.shutdown import GracefulShutdown
 from schemaseek.snapshots.manager import SnapshotManager
 from schemaseek.snapshots.retention import RetentionPolicy
@@ -57,6 +59,7 @@ class Service:
     config: ServiceConfig
     executor: ThreadPoolExecutor
     coordinator: Coordinator | None = None
+    telemetry: Telemetry | None = None
 
 
 def _snapshots(config: ServiceConfig) -> SnapshotManager | None:
@@ -74,9 +77,11 @@ def build_service(
     *,
     provider: EmbeddingProvider | None = None,
     units: list[ServingUnit] | None = None,
+    telemetry: Telemetry | None = None,
 ) -> Service:
     """Everything but the listening socket. ``provider`` overrides the configured model;
-    ``units`` replaces the engines built from ``plan`` (for an index built elsewhere)."""
+    ``units`` replaces the engines built from ``plan`` (for an index built elsewhere);
+    ``telemetry`` defaults to what the ``OTEL_*`` variables ask for (usually nothing)."""
     settings = config.search
     counter = CountingProvider(provider or provider_from_settings(settings))
     manager = _snapshots(config)
@@ -114,9 +119,12 @@ def build_service(
     auth = TokenAuth(config.tokens)
     limiter = RateLimiter(config.rate_limit_max, config.rate_limit_window_s)
     interceptors: list[Interceptor] = [ObserveInterceptor(metrics), GuardInterceptor(auth, limiter)]
+    telemetry = telemetry if telemetry is not None else Telemetry.from_env(os.environ)
+    if telemetry is not None:
+        interceptors.insert(0, telemetry.interceptor())
     compressions = [BrotliCompression(), ZstdCompression(), GzipCompression()]
     search_app = SearchServiceASGIApplication(
-        SearchHandler(backend, executor, secret),
+        SearchHandler(backend, executor, secret, telemetry),
         interceptors=interceptors,
         read_max_bytes=config.max_request_bytes,
         compressions=compressions,
@@ -141,7 +149,7 @@ def build_service(
         compression_min_bytes=config.compression_min_bytes,
         max_request_bytes=config.max_request_bytes,
     )
-    return Service(app, backend, config, executor, coordinator)
+    return Service(app, backend, config, executor, coordinator, telemetry)
 
 
 def _units(
@@ -231,4 +239,6 @@ class _Drain:
         drained = self.service.backend.close(timeout or 10.0)
         if self.service.coordinator is not None:
             self.service.coordinator.close()
+        if self.service.telemetry is not None:
+            self.service.telemetry.shutdown()
         return drained
