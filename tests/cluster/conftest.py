@@ -3,7 +3,6 @@ the test can stop and start, and moto's S3 server on a loopback port."""
 
 from __future__ import annotations
 
-import logging
 import secrets
 import shutil
 import socket
@@ -14,7 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.services import redis_address, unavailable  # noqa: F401 (fixture)
+from tests.helpers.services import (  # noqa: F401 (fixtures)
+    bucket,
+    redis_address,
+    s3_endpoint,
+    unavailable,
+)
 
 
 @pytest.fixture()
@@ -91,33 +95,9 @@ def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    moto_server = pytest.importorskip("moto.server")
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
-
-
 @pytest.fixture()
-def s3_bucket(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def s3_bucket(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:  # noqa: F811
     """A fresh bucket on the moto server (emptied and deleted afterwards)."""
-    import boto3
-
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
-        monkeypatch.setenv(name, value)
-    bucket = f"replicas-{secrets.token_hex(4)}"
-    s3 = boto3.client("s3", endpoint_url=s3_endpoint)
-    s3.create_bucket(Bucket=bucket)
-    yield bucket
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
-        for item in page.get("Contents", []):
-            s3.delete_object(Bucket=bucket, Key=item["Key"])
-    s3.delete_bucket(Bucket=bucket)
+    name = f"replicas-{secrets.token_hex(4)}"
+    with bucket(s3_endpoint, name, monkeypatch):
+        yield name
