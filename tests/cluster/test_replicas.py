@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from schemaseek.cluster import ReplicaUnit
 from schemaseek.engine import SourceEngine
 from schemaseek.errors import CoordinationError
 from schemaseek.snapshots.local import LocalDirStore
@@ -56,6 +57,15 @@ def test_cold_start_and_a_change_embed_once_in_total(
         assert len(builders) == 1
         assert source.fetches == 1  # the others never read the source
         assert all(r.unit.state == "ready" for r in group)
+        builder = builders[0].coordinator.replica_id
+        followers = [r for r in group if r is not builders[0]]
+        wait_until(
+            lambda: all(r.unit.coordination().get("phase") == "announced" for r in followers)
+        )
+        for follower in followers:  # the holder's progress reached them
+            seen = follower.unit.coordination()
+            assert seen["lease_holder"] == builder and seen["role"] == "follower"
+            assert seen["done"] == seen["total"] == "60"
         answers = {tuple(r.unit.engine.search("customer payment", limit=5).ids()) for r in group}
         assert len(answers) == 1
 
@@ -184,3 +194,31 @@ def test_an_unreadable_announcement_keeps_the_previous_generation(
 
         announce(good)
         wait_until(lambda: all(r.unit.state == "ready" for r in group), what="healed")
+
+
+def test_a_rollback_is_announced_to_every_replica(
+    tmp_path: Path, redis_url: str, redis_prefix: str
+) -> None:
+    source = Source(catalog(30))
+    shared = tmp_path / "shared"
+    with replicas(3, source, lambda: LocalDirStore(shared), redis_url, redis_prefix) as group:
+        assert all(f.result(60).error is None for f in [r.unit.start() for r in group])
+        wait_until(lambda: len(generations(group)) == 1)
+        first = group[0].unit.generation
+        source.schema = reworded(30, 4)
+        [f.result(60) for f in [r.unit.refresh() for r in group]]
+        wait_until(lambda: len(generations(group)) == 1 and first not in generations(group))
+
+        replaced = group[1].unit.rollback(first or "")
+        assert isinstance(replaced, ReplicaUnit)
+        try:
+            report = replaced.start().result(60)
+            copy = replaced.generation
+            assert copy not in (None, first) and report.embedded == 0
+            manifest = group[1].manager.find(SOURCE, copy or "").manifest
+            assert manifest is not None and manifest.rolled_back_from == first
+            others = [group[0], group[2]]
+            wait_until(lambda: all(r.unit.generation == copy for r in others), what="rollback")
+            assert embedded(group) == 30 + 4
+        finally:
+            replaced.destroy(10)
