@@ -151,6 +151,8 @@ class RedisCoordinator:
         self._lock = threading.Lock()
         self._closed = threading.Event()
         self._thread: threading.Thread | None = None
+        self.subscribed = threading.Event()
+        """Set while the listening thread is subscribed to the channel."""
 
     # -- properties -------------------------------------------------------------------------
 
@@ -284,6 +286,8 @@ class RedisCoordinator:
             try:
                 pubsub = self._client.pubsub(ignore_subscribe_messages=True)
                 pubsub.subscribe(self._channel)
+                pubsub.get_message(timeout=1.0)  # the subscription's confirmation
+                self.subscribed.set()
                 self._healthy = True
                 delay = 0.1
                 if lost:
@@ -295,6 +299,7 @@ class RedisCoordinator:
                     if item is not None and item.get("type") == "message":
                         self._received(item["data"])
             except self._errors as exc:
+                self.subscribed.clear()
                 if not lost:
                     logger.warning("%s is unreachable: %s; retrying", self.description, exc)
                 lost = True
