@@ -10,7 +10,6 @@ import pytest
 
 from schemaseek.cluster import RedisCoordinator
 from schemaseek.errors import CoordinationError, MissingExtraError
-from tests.cluster.harness import wait_until
 
 pytestmark = pytest.mark.services
 
