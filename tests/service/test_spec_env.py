@@ -162,3 +162,20 @@ def test_the_client_reads_search_url(monkeypatch: pytest.MonkeyPatch) -> None:
     client = SchemaSeekClient()
     assert client.url == "http://search.internal:8081"
     client.close()
+
+
+def test_max_columns_per_table_caps_sql_sources(tmp_path: Path) -> None:
+    import sqlite3
+
+    database = tmp_path / "wide.db"
+    with sqlite3.connect(database) as conn:
+        conn.execute("CREATE TABLE wide (a INTEGER, b TEXT, c TEXT, d TEXT, e TEXT)")
+    config = tmp_path / "schemaseek.toml"
+    config.write_text(
+        f'[[sources]]\nname = "db"\ntype = "sql"\nurl = "sqlite:///{database}"\n', encoding="utf-8"
+    )
+    plan = plan_sources(config=config, env={"MAX_COLUMNS_PER_TABLE": "2"})
+    schema = plan.sources[0].fetch()
+    assert [c["name"] for c in schema.raw["tables"][0]["columns"]] == ["a", "b"]
+    whole = plan_sources(config=config, env={}).sources[0].fetch()
+    assert len(whole.raw["tables"][0]["columns"]) == 5
