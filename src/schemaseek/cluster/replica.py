@@ -137,8 +137,7 @@ class ReplicaUnit(EngineUnit):
             ):
                 raise ConfigError("the rollback lost its lease before it was announced")
         finally:
-            with contextlib.suppress(CoordinationError):
-                self.coordinator.release(lease)
+            self._release(lease)
         unit = ReplicaUnit(
             self.name, self._fetch, self._factory, self.glossary, self.coordinator,
             startup_wait_s=self.startup_wait_s, retry_s=self.retry_s,
@@ -179,15 +178,22 @@ class ReplicaUnit(EngineUnit):
     def _try_start(self) -> EngineReport | None:
         active = self.coordinator.active(self.name, self.fingerprint)
         if active is not None:
-            try:
-                return self.engine.init(generation=active.generation, catch_up=False).result()
-            except SnapshotError as exc:
-                self._note_unreadable(active.generation, exc)
-                return self._serve_stored()  # never a rebuild around it
+            return self._start_from(active.generation)
         lease = self._acquire()
         if lease is None:
             return self._serve_stored()  # another replica builds: serve what the store has
+        active = self.coordinator.active(self.name, self.fingerprint)
+        if active is not None:  # announced while the lease was being asked for
+            self._release(lease)
+            return self._start_from(active.generation)
         return self._build(lease)
+
+    def _start_from(self, generation: str) -> EngineReport | None:
+        try:
+            return self.engine.init(generation=generation, catch_up=False).result()
+        except SnapshotError as exc:
+            self._note_unreadable(generation, exc)
+            return self._serve_stored()  # never a rebuild around it
 
     def _serve_stored(self) -> EngineReport | None:
         """Serve the newest valid generation without building; None when there is none."""
@@ -221,11 +227,10 @@ class ReplicaUnit(EngineUnit):
         self._local = {"lease_holder": lease.holder, "token": str(lease.token)}
         keeper = LeaseKeeper(self.coordinator, lease).start()
         try:
-            # what was announced before the lease was ours is the base (or, at start, all)
-            active = self.coordinator.active(self.name, self.fingerprint)
-            if active is not None and not engine.index.built:
-                return engine.init(generation=active.generation, catch_up=False).result()
-            self._sync()
+            if engine.index.built:
+                self._sync()  # what was announced before the lease was ours is the base
+                if self._unreadable:
+                    return self._skipped(self._unreadable, error=True)
             self._progress("building", 0, 0)
             self.manager.register_token(self.name, lease.token)
             engine.save_token = lease.token
@@ -249,9 +254,12 @@ class ReplicaUnit(EngineUnit):
         finally:
             engine.save_token = None
             keeper.stop()
-            with contextlib.suppress(CoordinationError):
-                self.coordinator.release(lease)
+            self._release(lease)
             self._lease = None
+
+    def _release(self, lease: Lease) -> None:
+        with contextlib.suppress(CoordinationError):
+            self.coordinator.release(lease)
 
     def _sync(self) -> None:
         """Serve the announced generation when it differs from the one served."""
