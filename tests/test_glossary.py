@@ -168,3 +168,31 @@ def test_narrowed_to_keeps_one_sources_references() -> None:
     tables = {r for e in glossary.narrowed_to(db).entries for r in (*e.targets, *e.related)}
     assert tables and tables <= {d.id for d in db.documents} | {d.name for d in db.documents}
     assert Glossary().narrowed_to(api) == Glossary()
+
+
+def test_env_placeholders_resolve_per_environment(caplog: pytest.LogCaptureFixture) -> None:
+    glossary = parse_glossary(
+        {
+            "entries": [
+                {
+                    "terms": ["artists"],
+                    "targets": ["FACTS.{{env}}.DIM_ARTIST"],
+                    "related": ["FACTS.{{ env }}.FACT_STREAM"],
+                    "context": "Artists of {{env}}.",
+                    "examples": [
+                        {"question": "artists?", "query": "SELECT * FROM FACTS.{{env}}.DIM_ARTIST"}
+                    ],
+                }
+            ]
+        }
+    )
+    prod = glossary.resolved({"env": "PROD"}).entries[0]
+    assert prod.targets == ("FACTS.PROD.DIM_ARTIST",)
+    assert prod.related == ("FACTS.PROD.FACT_STREAM",)
+    assert prod.context == "Artists of PROD."
+    assert prod.examples[0].query == "SELECT * FROM FACTS.PROD.DIM_ARTIST"
+    assert glossary.resolved({"env": "DEV"}).entries[0].targets == ("FACTS.DEV.DIM_ARTIST",)
+    with caplog.at_level("WARNING"):
+        unresolved = glossary.resolved({})
+    assert unresolved.entries[0].targets == ("FACTS.{{env}}.DIM_ARTIST",)
+    assert "{{env}}" in caplog.text

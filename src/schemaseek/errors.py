@@ -40,3 +40,12 @@ class EmbeddingError(SchemaSeekError):
 
 class SnapshotError(SchemaSeekError):
     """A snapshot generation is missing, partial, corrupt or incompatible."""
+
+
+class StaleTokenError(SnapshotError):
+    """A save carried a fencing token older than one the store has seen: another replica
+    took over the build lease, so this writer's generation is refused."""
+
+
+class CoordinationError(SchemaSeekError):
+    """The coordination service (Redis) cannot be reached or answered nonsense."""

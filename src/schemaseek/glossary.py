@@ -16,13 +16,18 @@ Format (JSON)::
 entry fires, its boost goes to the preferred id and hits on its targets say "prefer X".
 A missing file is an empty glossary plus one warning; a malformed file is a ``GlossaryError``
 that names the file, the entry and the field.
+
+``{{env}}`` in any text of an entry (``"targets": ["FACTS.{{env}}.DIM_ARTIST"]``) stands for
+the deployment's environment (``SNOWFLAKE_ENV``, else ``ENVIRONMENT``): see
+:meth:`Glossary.resolved` and :func:`resolve_placeholders`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,6 +93,19 @@ class Glossary(BaseModel):
     def __len__(self) -> int:
         return len(self.entries)
 
+    def resolved(self, values: Mapping[str, str]) -> Glossary:
+        """Every ``{{name}}`` placeholder in every text of every entry replaced by
+        ``values[name]`` (``{"env": "PROD"}``); one warning names placeholders left open."""
+        text = json.dumps(self.model_dump(mode="json"), ensure_ascii=False)
+        resolved = resolve_placeholders(text, {k: json.dumps(v)[1:-1] for k, v in values.items()})
+        missing = placeholders(resolved)
+        if missing:
+            logger.warning(
+                "glossary placeholders without a value: %s (set SNOWFLAKE_ENV or ENVIRONMENT)",
+                ", ".join(sorted("{{" + name + "}}" for name in missing)),
+            )
+        return Glossary.model_validate(json.loads(resolved))
+
     def narrowed_to(self, schema: SourceSchema) -> Glossary:
         """The entries with their references narrowed to ``schema``'s items (by id, name or
         lower-case name), so one source's engine does not warn about another's items; entries
@@ -113,6 +131,20 @@ class Glossary(BaseModel):
                 update = {"targets": targets, "related": related, "prefer": prefer}
                 entries.append(entry.model_copy(update=update))
         return Glossary(entries=tuple(entries))
+
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def resolve_placeholders(text: str, values: Mapping[str, str]) -> str:
+    """``text`` with each ``{{name}}`` whose ``name`` is in ``values`` replaced by its value
+    (others are left as they are)."""
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def placeholders(text: str) -> set[str]:
+    """The names of the ``{{name}}`` placeholders in ``text``."""
+    return set(_PLACEHOLDER.findall(text))
 
 
 def parse_glossary(data: Any, origin: str = "<glossary>") -> Glossary:

@@ -18,6 +18,15 @@
     allow = ["sales."]              # table id prefixes, or "re:<regex>"
     block = ["re:_backup$"]         # added to the default scratch-name blocklist
 
+    [[sources]]
+    name = "facts"
+    type = "snowflake"              # (a snowflake:// url with type "sql" is the same)
+    url = "snowflake://reader:env:SNOWFLAKE_PASSWORD@acct/FACTS?warehouse=WH"
+    allow = ["FACTS.{{env}}."]      # {{env}}: `environment` below, else the service's
+    environment = "PROD"
+    account_usage = "auto"          # ACCOUNT_USAGE when the role may read it
+    poll_interval_s = 3600          # this source's own polling (default: the service's)
+
     [search]
     rrf_k = 25
 
@@ -33,14 +42,15 @@ from __future__ import annotations
 
 import tomllib
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from schemaseek.config import SearchSettings
 from schemaseek.errors import ConfigError
-from schemaseek.glossary import Glossary, load_glossary
+from schemaseek.glossary import Glossary, load_glossary, resolve_placeholders
 from schemaseek.sources.base import SourceSchema
 
 __all__ = ["ProjectConfig", "SourceConfig", "load_project", "load_source"]
@@ -52,7 +62,7 @@ class SourceConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
-    type: Literal["graphql", "sql"]
+    type: Literal["graphql", "sql", "snowflake"]
     sdl: str | None = None
     introspection: str | None = None
     url: str | None = None
@@ -60,6 +70,33 @@ class SourceConfig(BaseModel):
     headers: dict[str, str] = {}
     allow: tuple[str, ...] = ()
     block: tuple[str, ...] = ()
+    environment: str | None = None
+    # polling of this source (default: the service's) and its fetch timeout
+    poll_interval_s: float | None = Field(default=None, gt=0)
+    poll_jitter_max_s: float | None = Field(default=None, ge=0)
+    timeout_s: float | None = Field(default=None, gt=0)
+    max_columns: int | None = Field(default=None, ge=1)
+    # snowflake: which metadata views, and how far ACCOUNT_USAGE polls look back
+    account_usage: Literal["auto"] | bool = "auto"
+    usage_views: str = "SNOWFLAKE.ACCOUNT_USAGE"
+    catalog_views: str = "INFORMATION_SCHEMA"
+    usage_lag_s: float | None = Field(default=None, ge=0)
+
+    @property
+    def kind(self) -> Literal["graphql", "sql", "snowflake"]:
+        """``snowflake`` also for a ``sql`` source whose URL is ``snowflake://``."""
+        if self.type == "sql" and (self.url or "").startswith("snowflake"):
+            return "snowflake"
+        return self.type
+
+    def filters(self, environment: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``allow`` and ``block`` with ``{{env}}`` resolved (this source's environment
+        first, else ``environment``)."""
+        values = {"env": env} if (env := self.environment or environment) else {}
+        return (
+            tuple(resolve_placeholders(a, values) for a in self.allow),
+            tuple(resolve_placeholders(b, values) for b in self.block),
+        )
 
     @model_validator(mode="after")
     def _one_location(self) -> SourceConfig:
@@ -68,8 +105,8 @@ class SourceConfig(BaseModel):
             raise ValueError(
                 f"graphql source {self.name!r} needs exactly one of sdl, introspection, url"
             )
-        if self.type == "sql" and not self.url:
-            raise ValueError(f"sql source {self.name!r} needs url")
+        if self.type in ("sql", "snowflake") and not self.url:
+            raise ValueError(f"{self.type} source {self.name!r} needs url")
         return self
 
 
@@ -147,8 +184,36 @@ def load_project(path: str | Path) -> ProjectConfig:
     return project
 
 
-def load_source(src: SourceConfig, project: ProjectConfig) -> SourceSchema:
+def source_fetcher(
+    src: SourceConfig, project: ProjectConfig, environment: str | None = None
+) -> Callable[[], SourceSchema]:
+    """A function an engine calls on each refresh: a Snowflake source keeps its catalog
+    between calls and polls only what changed (:mod:`schemaseek.sources.snowflake_source`);
+    the others are read afresh."""
+    if src.kind == "snowflake":
+        return _snowflake(src, environment)
+    return lambda: load_source(src, project, environment)
+
+
+def _snowflake(src: SourceConfig, environment: str | None) -> Callable[[], SourceSchema]:
+    from schemaseek.sources.snowflake_source import SnowflakeSource
+
+    assert src.url is not None
+    allow, block = src.filters(environment)
+    usage = None if src.account_usage == "auto" else bool(src.account_usage)
+    return SnowflakeSource(
+        src.url, src.name, account_usage=usage, usage_views=src.usage_views,
+        catalog_views=src.catalog_views, usage_lag_s=src.usage_lag_s, schemas=src.schemas,
+        allow=allow, block=block, max_columns=src.max_columns, timeout_s=src.timeout_s,
+    )  # fmt: skip
+
+
+def load_source(
+    src: SourceConfig, project: ProjectConfig, environment: str | None = None
+) -> SourceSchema:
     """Read ``src`` now (files re-read, endpoints and databases queried afresh)."""
+    if src.kind == "snowflake":
+        return _snowflake(src, environment)()
     if src.type == "graphql":
         from schemaseek.sources.graphql import load_introspection, load_sdl
 
@@ -157,10 +222,16 @@ def load_source(src: SourceConfig, project: ProjectConfig) -> SourceSchema:
         if src.url is not None:
             from schemaseek.sources.introspect import load_url
 
+            if src.timeout_s is not None:
+                return load_url(src.url, src.name, headers=src.headers, timeout=src.timeout_s)
             return load_url(src.url, src.name, headers=src.headers)
         assert src.introspection is not None
         return load_introspection(project.path(src.introspection), src.name)
     from schemaseek.sources.sql import load_sql
 
     assert src.url is not None
-    return load_sql(src.url, src.name, src.schemas or None, allow=src.allow, block=src.block)
+    allow, block = src.filters(environment)
+    return load_sql(
+        src.url, src.name, src.schemas or None, allow=allow, block=block,
+        max_columns=src.max_columns,
+    )  # fmt: skip

@@ -13,18 +13,22 @@ unless ``SCHEMASEEK_REQUIRE_SERVICES=1`` is set: then it fails, so CI cannot pas
 * ``mariadb_prefix`` (function): a random database-name prefix ``sst_<random>_``; every database
   whose name starts with it is dropped after the test;
 * ``redis_address`` (session): ``(host, port)`` of a Redis that answers ``PING``, default
-  ``127.0.0.1:6379`` (``SCHEMASEEK_TEST_REDIS``).
+  ``127.0.0.1:6379`` (``SCHEMASEEK_TEST_REDIS``);
+* ``s3_endpoint`` (session): the URL of moto's S3 server started on a loopback port;
+  :func:`bucket` makes a fresh bucket there (test credentials in the environment).
 
 Use them from a test package by importing them into its ``conftest.py``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import secrets
 import socket
 from collections.abc import Iterator
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 import sqlalchemy
@@ -118,3 +122,37 @@ def redis_address() -> tuple[str, int]:
     if not answer.startswith(b"+PONG"):
         unavailable(f"the service at {address[0]}:{address[1]} does not answer PING like Redis")
     return address
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    moto_server = pytest.importorskip("moto.server")
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+@contextlib.contextmanager
+def bucket(endpoint: str, name: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A new bucket ``name`` on the moto server; yields the boto3 client; emptied and deleted
+    afterwards."""
+    import boto3
+
+    for key, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }.items():
+        monkeypatch.setenv(key, value)
+    s3 = boto3.client("s3", endpoint_url=endpoint)
+    s3.create_bucket(Bucket=name)
+    try:
+        yield s3
+    finally:
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=name):
+            for item in page.get("Contents", []):
+                s3.delete_object(Bucket=name, Key=item["Key"])
+        s3.delete_bucket(Bucket=name)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 
 import pytest
 
@@ -16,36 +15,21 @@ from schemaseek.snapshots.retention import DAY  # noqa: E402
 from schemaseek.snapshots.s3 import S3Store  # noqa: E402
 from schemaseek.snapshots.store import open_store  # noqa: E402
 from tests.engine.fakes import HashProvider, catalog  # noqa: E402
+from tests.helpers.services import bucket, s3_endpoint  # noqa: E402, F401 (fixture)
 from tests.snapshots.conftest import start  # noqa: E402
 
 BUCKET = "schemaseek-snapshots"
 
 
-@pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
+@pytest.fixture()
+def endpoint(s3_endpoint: str) -> str:  # noqa: F811
+    return s3_endpoint
 
 
 @pytest.fixture()
 def client(endpoint: str, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
-        monkeypatch.setenv(name, value)
-    s3 = boto3.client("s3", endpoint_url=endpoint)
-    s3.create_bucket(Bucket=BUCKET)
-    yield s3
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET):
-        for item in page.get("Contents", []):
-            s3.delete_object(Bucket=BUCKET, Key=item["Key"])
-    s3.delete_bucket(Bucket=BUCKET)
+    with bucket(endpoint, BUCKET, monkeypatch) as s3:
+        yield s3
 
 
 def keys(s3, prefix: str = "") -> list[str]:  # type: ignore[no-untyped-def]

@@ -39,6 +39,14 @@ def serve_command(
             help="Labelled questions (JSONL: id, question, gold) for the workbench's eval page.",
         ),
     ] = None,
+    redis_url: Annotated[
+        str | None,
+        typer.Option(
+            "--redis-url",
+            help="Coordinate with other replicas sharing the snapshot store through this "
+            "Redis (redis://host:6379/0); default SCHEMASEEK_REDIS_URL, else none.",
+        ),
+    ] = None,
 ) -> None:
     """Serve search over Connect (JSON/binary) and gRPC on one port, with /health,
     /health/ready, /metrics, the admin API, MCP at /mcp and the workbench at /.
@@ -51,7 +59,7 @@ def serve_command(
     from schemaseek.service.sources import plan_sources
 
     plan = plan_sources(demo=demo, config=config, questions=questions)
-    overrides = {"host": host, "port": port, "insecure": insecure or None}
+    overrides = {"host": host, "port": port, "insecure": insecure or None, "redis_url": redis_url}
     settings = load_service_config(plan.service_table, plan.search_table, overrides=overrides)
     configure_logging(settings.log_level, settings.log_format)
     raise typer.Exit(serve(settings, plan))

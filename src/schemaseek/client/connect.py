@@ -10,7 +10,8 @@ Calls time out after 500 ms (``GetSchema``: 10 s). Failures raise a :class:`Serv
 subclass named after the status code. With ``fallback=OfflineSchemaCache(dir, sources)``, a search
 that cannot reach the service (unavailable, timed out) is answered keyword-only from the
 locally cached catalog (``degraded`` is set); :meth:`SchemaSeekClient.sync_catalog` keeps that
-cache current. The address defaults to ``$SCHEMASEEK_URL``, else ``http://127.0.0.1:8081``.
+cache current. The address defaults to ``$SCHEMASEEK_URL``, else ``$SEARCH_URL`` (the spec's
+name), else ``http://127.0.0.1:8081``.
 """
 
 from __future__ import annotations
@@ -161,7 +162,8 @@ class _Base:
         fallback: OfflineSchemaCache | None = None,
         json: bool = False,
     ) -> None:
-        self.url = (url or os.environ.get("SCHEMASEEK_URL") or DEFAULT_URL).rstrip("/")
+        address = url or os.environ.get("SCHEMASEEK_URL") or os.environ.get("SEARCH_URL")
+        self.url = (address or DEFAULT_URL).rstrip("/")
         self.headers = {"authorization": f"Bearer {token}"} if token else {}
         self.timeout_ms = timeout_ms
         self.schema_timeout_ms = schema_timeout_ms

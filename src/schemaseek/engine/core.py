@@ -30,7 +30,7 @@ from schemaseek.embedding.base import EmbeddingProvider, Vectors
 from schemaseek.embedding.breaker import BreakerConfig, BreakerProvider, BreakerState
 from schemaseek.engine import persistence
 from schemaseek.engine.report import EngineCancelled, EngineReport, EngineState
-from schemaseek.errors import ConfigError, EmbeddingError
+from schemaseek.errors import ConfigError, EmbeddingError, SnapshotError
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
 from schemaseek.query.filters import SearchFilter
@@ -99,6 +99,11 @@ class SourceEngine:
         self._phase_two: Future[EngineReport] | None = None
         self.generation: str | None = None
         self.last_report: EngineReport | None = None
+        self.save_token: int | None = None
+        """The fencing token saves carry (set by :mod:`schemaseek.cluster` while it holds the
+        source's build lease); None: saves are not fenced."""
+        self.on_progress: Callable[[str, int, int], None] | None = None
+        """Called on the worker with ``(phase, done, total)`` while documents are embedded."""
 
     # -- state ----------------------------------------------------------------------------
 
@@ -138,14 +143,28 @@ class SourceEngine:
 
     # -- lifecycle ------------------------------------------------------------------------
 
-    def init(self, *, wait: bool = False) -> Future[EngineReport]:
+    def init(
+        self, *, wait: bool = False, generation: str | None = None, catch_up: bool = True
+    ) -> Future[EngineReport]:
         """Start serving (phase one, in this call) and queue phase two; with ``wait``, block
-        until phase two is done. Raises when there is neither a snapshot nor a live source."""
+        until phase two is done. Raises when there is neither a snapshot nor a live source.
+
+        ``generation`` serves exactly that snapshot generation (:class:`SnapshotError` when it
+        cannot be read); ``catch_up=False`` serves a snapshot only, without fetching the
+        source or embedding (a replica that follows announced generations), and raises
+        :class:`SnapshotError` when there is none."""
         if self.index.built or self._cancel.is_set():
             raise ConfigError(f"engine {self.name!r} was already started")
         started = time.perf_counter()
-        if persistence.load_snapshot(self):
-            future = self._submit(self._catch_up, started)
+        future: Future[EngineReport]
+        if persistence.load_snapshot(self, generation):
+            if catch_up:
+                future = self._submit(self._catch_up, started)
+            else:
+                future = Future()
+                future.set_result(self._loaded(started))
+        elif not catch_up:
+            raise SnapshotError(f"no valid snapshot generation of source {self.name!r}")
         else:
             try:
                 schema = self._fetch()
@@ -158,6 +177,11 @@ class SourceEngine:
         if wait:
             future.result()
         return future
+
+    def load(self, generation: str) -> Future[EngineReport]:
+        """Serve snapshot ``generation`` (one another replica built), on the worker; the
+        future raises :class:`SnapshotError` when it cannot be read (nothing changes then)."""
+        return self._submit(self._load, generation)
 
     def refresh(self) -> Future[EngineReport]:
         """Fetch the source and apply the diff, on the worker; a refresh requested while one
@@ -216,6 +240,16 @@ class SourceEngine:
         except BaseException as exc:
             future.set_exception(exc)
 
+    def _load(self, generation: str) -> EngineReport:
+        started = time.perf_counter()
+        self._check_cancel()
+        persistence.load_snapshot(self, generation)
+        return self._loaded(started)
+
+    def _loaded(self, started: float) -> EngineReport:
+        took_s = time.perf_counter() - started
+        return self._report(took_s, self.index.document_count, 0, 0, 0, 0)
+
     def _catch_up(self, started: float) -> EngineReport:
         return self._fetch_and_apply(started)
 
@@ -271,12 +305,14 @@ class SourceEngine:
         self._check_cancel()
         index.apply_diff(diff, vectors=vectors, replacement=replacement)
         served_s = time.perf_counter() - started  # the new index serves from here on
-        persistence.save_snapshot(self)
-        saved_s = time.perf_counter() - started - served_s
+        save_error = persistence.save_snapshot(self)
+        extra: dict[str, Any] = {"save_s": time.perf_counter() - started - served_s}
+        if save_error:
+            extra["save_error"] = save_error
         changed = len(diff.changed)
         return self._report(
             served_s, len(diff.documents), embedded, diff.added, changed - diff.added,
-            len(diff.removed), extra={"save_s": saved_s},
+            len(diff.removed), extra=extra,
         )  # fmt: skip
 
     def _report(
@@ -321,6 +357,8 @@ class SourceEngine:
             if rows.shape != (len(batch), dimensions):
                 raise EmbeddingError(f"the provider returned shape {rows.shape} for {len(batch)}")
             out[start : start + len(batch)] = rows
+            if self.on_progress is not None:
+                self.on_progress("embedding", start + len(batch), len(docs))
         return out
 
     def _vector_index(self, ids: list[str], docs: list[Document]) -> VectorIndex:

@@ -68,6 +68,11 @@ class ServingUnit(Protocol):
 
     def add_breaker_listener(self, listener: Listener) -> None: ...
 
+    def coordination(self) -> dict[str, str]:
+        """How this replica coordinates with others (role, lease, progress; empty when it
+        runs alone)."""
+        ...
+
     def start(self) -> Future[EngineReport] | None:
         """Start serving (phase one in this call); the future is the background phase two."""
         ...
@@ -144,6 +149,9 @@ class EngineUnit:
             "embed": breakers.embed_breaker.state.value,
             "embed_query": breakers.query_breaker.state.value,
         }
+
+    def coordination(self) -> dict[str, str]:
+        return {}
 
     def add_breaker_listener(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -234,6 +242,9 @@ class IndexUnit:
 
     def add_breaker_listener(self, listener: Listener) -> None:
         return None
+
+    def coordination(self) -> dict[str, str]:
+        return {}
 
     def start(self) -> Future[EngineReport] | None:
         return None if self._index.built else self.refresh()

@@ -58,11 +58,11 @@ class AdminHandler(AdminService):
     def engines(self) -> pb.GetEnginesResponse:
         """``GetEngines``' answer (also shown by the workbench)."""
         backend = self.backend
-        poller = backend.poller
         engines = []
         for unit in backend.units:
             index = unit.index
             report = unit.last_report
+            interval, next_at = backend.poll_schedule(unit.name)
             engines.append(
                 pb.EngineStatus(
                     source=unit.name,
@@ -72,8 +72,9 @@ class AdminHandler(AdminService):
                     generation=unit.generation or "",
                     circuits=unit.circuits(),
                     last_refresh=convert.refresh_report(report) if report else None,
-                    poll_interval_s=backend.poll_interval_s or 0.0,
-                    next_poll_unix=poller.next_at if poller is not None else 0.0,
+                    poll_interval_s=interval,
+                    next_poll_unix=next_at,
+                    coordination=unit.coordination(),
                 )
             )
         return pb.GetEnginesResponse(
@@ -137,6 +138,7 @@ class AdminHandler(AdminService):
             raise to_connect_error(InvalidQueryError("the glossary is larger than 4 MiB"))
         try:
             glossary = parse_glossary(json.loads(request.glossary_json), "request")
+            glossary = glossary.resolved(self.config.placeholders())
         except json.JSONDecodeError as exc:
             raise to_connect_error(GlossaryError(f"glossary_json is not JSON: {exc}")) from exc
         except GlossaryError as exc:

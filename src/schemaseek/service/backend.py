@@ -14,7 +14,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -78,7 +78,10 @@ class Backend:
         glossary_path: Path | None = None,
         poll_interval_s: float | None = None,
         poll_jitter: float = 0.1,
+        source_polls: Mapping[str, tuple[float, float]] | None = None,
     ) -> None:
+        """``source_polls``: source → (interval s, jitter) for sources polled on their own
+        schedule (``GRAPHQL_POLL_*``, ``SNOWFLAKE_POLL_*``); the rest share the service's."""
         if not units:
             raise ConfigError("the service needs at least one source")
         self.units: list[ServingUnit] = list(units)
@@ -92,14 +95,21 @@ class Backend:
         self.glossary_path = glossary_path
         self.poll_interval_s = poll_interval_s
         self.poller: _Poller | None = None
+        self.pollers: dict[str, _Poller] = {}
         if poll_interval_s:
             self.poller = _Poller(
                 self.refresh_all, poll_interval_s, jitter=poll_jitter, name="schemaseek-poll"
             )
+            for name, (interval, jitter) in (source_polls or {}).items():
+                self.pollers[name] = _Poller(
+                    functools.partial(self.refresh, name), interval, jitter=jitter,
+                    name=f"schemaseek-poll-{name}",
+                )  # fmt: skip
         self.refresh_outcomes: dict[tuple[str, str], int] = {}
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._states: dict[str, str] = {}
+        self._coordination: dict[str, dict[str, str]] = {}
         self.started = threading.Event()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -130,6 +140,8 @@ class Backend:
         self.started.set()
         if self.poller is not None:
             self.poller.start()
+        for poller in self.pollers.values():
+            poller.start()
 
     def _attach(self, unit: ServingUnit) -> None:
         def on_breaker(name: str, old: BreakerState, new: BreakerState) -> None:
@@ -151,13 +163,26 @@ class Backend:
                         "state_changed", unit.name, f"{before or 'new'} → {state}",
                         old=before or "", new=state,
                     )  # fmt: skip
+                self._watch_coordination(unit)
+
+    def _watch_coordination(self, unit: ServingUnit) -> None:
+        """Publish a ``coordination`` event when a replica's role, lease or build progress
+        changed (other replicas' builds included)."""
+        now = unit.coordination()
+        if now and now != self._coordination.get(unit.name):
+            self._coordination[unit.name] = now
+            phase = now.get("phase", "")
+            progress = f" {now.get('done', '')}/{now.get('total', '')}" if phase else ""
+            message = f"{now.get('role')}; {phase or 'idle'}{progress}; redis {now.get('redis')}"
+            self.events.publish("coordination", unit.name, message, **now)
 
     def close(self, timeout: float = 10.0) -> bool:
         """Stop polling and watching, destroy every unit, end event streams."""
         self._stop.set()
         ok = True
-        if self.poller is not None:
-            ok &= self.poller.stop(timeout)
+        for poller in [self.poller, *self.pollers.values()]:
+            if poller is not None:
+                ok &= poller.stop(timeout)
         for unit in list(self.units):
             ok &= unit.destroy(timeout)
         self.events.close()
@@ -185,6 +210,9 @@ class Backend:
                 "generation": unit.generation,
                 "circuits": unit.circuits(),
             }
+            coordination = unit.coordination()
+            if coordination:
+                engines[unit.name]["coordination"] = coordination
         return {"status": self.status(), "engines": engines}
 
     # -- refresh --------------------------------------------------------------------------
@@ -203,8 +231,17 @@ class Backend:
         return futures
 
     def refresh_all(self) -> None:
-        """The poller's action."""
-        self.refresh()
+        """The shared poller's action: every source without a schedule of its own."""
+        for unit in list(self.units):
+            if unit.name not in self.pollers:
+                self.refresh(unit.name)
+
+    def poll_schedule(self, source: str) -> tuple[float, float]:
+        """(interval s, unix time of the next poll) of ``source``; (0, 0) when not polled."""
+        poller = self.pollers.get(source) or self.poller
+        if poller is None:
+            return 0.0, 0.0
+        return poller.interval_s, poller.next_at
 
     def _track(self, unit: ServingUnit, future: Future[EngineReport], what: str) -> None:
         def done(f: Future[EngineReport]) -> None:

@@ -25,6 +25,7 @@ from schemaseek.service.errors import run_blocking, to_connect_error
 from schemaseek.service.federation import search_page
 from schemaseek.service.gen.schemaseek.v1 import search_pb as pb
 from schemaseek.service.gen.schemaseek.v1.search_connect import SearchService
+from schemaseek.service.telemetry import Telemetry
 from schemaseek.service.trace import Tracer
 
 __all__ = ["SearchHandler", "run_search"]
@@ -38,10 +39,17 @@ _KINDS = {k.value for k in DocKind}
 class SearchHandler(SearchService):
     """Implements ``SearchService`` over a :class:`Backend`; blocking work runs on a pool."""
 
-    def __init__(self, backend: Backend, executor: ThreadPoolExecutor, secret: bytes) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        executor: ThreadPoolExecutor,
+        secret: bytes,
+        telemetry: Telemetry | None = None,
+    ) -> None:
         self.backend = backend
         self.executor = executor
         self.secret = secret
+        self.telemetry = telemetry
         self._introspection: dict[str, str] = {}
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
@@ -50,7 +58,14 @@ class SearchHandler(SearchService):
     async def search(
         self, request: pb.SearchRequest, ctx: RequestContext[Any, Any], /
     ) -> pb.SearchResponse:
-        response, _ = await self._run(run_search, self.backend, self.secret, request, None)
+        telemetry = self.telemetry
+        if telemetry is None:
+            response, _ = await self._run(run_search, self.backend, self.secret, request, None)
+            return response
+        parent = telemetry.current()  # the RPC's span: stage spans go under it
+        response, tracer = await self._run(run_search, self.backend, self.secret, request, Tracer())
+        if tracer is not None:
+            telemetry.record_stages(tracer, parent)
         return response
 
     async def get_schema(

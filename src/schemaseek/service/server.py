@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,13 +19,14 @@ from connectrpc.compression.gzip import GzipCompression
 from connectrpc.compression.zstd import ZstdCompression
 from connectrpc.interceptor import Interceptor
 
+from schemaseek.cluster.coordinator import Coordinator
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.factory import breaker_config, provider_from_settings
 from schemaseek.engine import SourceEngine
-from schemaseek.engine.units import EngineUnit, ServingUnit
+from schemaseek.engine.units import EngineFactory, EngineUnit, ServingUnit
 from schemaseek.feedback import FeedbackStore
-from schemaseek.glossary import load_glossary
+from schemaseek.glossary import Glossary, load_glossary
 from schemaseek.service.admin_service import AdminHandler
 from schemaseek.service.auth import RateLimiter, TokenAuth
 from schemaseek.service.backend import Backend
@@ -37,6 +39,7 @@ from schemaseek.service.metrics import ServiceMetrics
 from schemaseek.service.search_service import SearchHandler
 from schemaseek.service.settings import ServiceConfig
 from schemaseek.service.sources import ServePlan
+from schemaseek.service.telemetry import Telemetry
 from schemaseek.service.workbench import build_workbench
 from schemaseek.shutdown import GracefulShutdown
 from schemaseek.snapshots.manager import SnapshotManager
@@ -56,13 +59,15 @@ class Service:
     backend: Backend
     config: ServiceConfig
     executor: ThreadPoolExecutor
+    coordinator: Coordinator | None = None
+    telemetry: Telemetry | None = None
 
 
 def _snapshots(config: ServiceConfig) -> SnapshotManager | None:
     where = config.search.snapshot_dir or str(Path(config.data_dir) / "snapshots")
     if where.lower() == "none":
         return None
-    store = open_store(where)
+    store = open_store(where, s3_endpoint_url=config.s3_endpoint_url, s3_region=config.s3_region)
     policy = RetentionPolicy(min_valid=config.search.snapshot_min_generations)
     return SnapshotManager(store, policy=policy)
 
@@ -73,9 +78,11 @@ def build_service(
     *,
     provider: EmbeddingProvider | None = None,
     units: list[ServingUnit] | None = None,
+    telemetry: Telemetry | None = None,
 ) -> Service:
     """Everything but the listening socket. ``provider`` overrides the configured model;
-    ``units`` replaces the engines built from ``plan`` (for an index built elsewhere)."""
+    ``units`` replaces the engines built from ``plan`` (for an index built elsewhere);
+    ``telemetry`` defaults to what the ``OTEL_*`` variables ask for (usually nothing)."""
     settings = config.search
     counter = CountingProvider(provider or provider_from_settings(settings))
     manager = _snapshots(config)
@@ -92,8 +99,10 @@ def build_service(
 
     glossary_path = config.path(config.glossary_path, "glossary.json")
     glossary = load_glossary(glossary_path) if glossary_path.exists() else plan.glossary
+    glossary = glossary.resolved(config.placeholders())
+    coordinator = None
     if units is None:
-        units = [EngineUnit(s.name, s.fetch, make_engine, glossary) for s in plan.sources]
+        units, coordinator = _units(config, plan, make_engine, glossary)
     backend = Backend(
         units,
         settings=settings,
@@ -103,6 +112,7 @@ def build_service(
         glossary_path=glossary_path,
         poll_interval_s=settings.poll_interval_s if config.poll else None,
         poll_jitter=settings.poll_jitter,
+        source_polls=plan.source_polls(settings.poll_jitter),
     )
     metrics = ServiceMetrics(backend, counter)
     executor = ThreadPoolExecutor(config.search_threads, thread_name_prefix="schemaseek-rpc")
@@ -110,9 +120,12 @@ def build_service(
     auth = TokenAuth(config.tokens)
     limiter = RateLimiter(config.rate_limit_max, config.rate_limit_window_s)
     interceptors: list[Interceptor] = [ObserveInterceptor(metrics), GuardInterceptor(auth, limiter)]
+    telemetry = telemetry if telemetry is not None else Telemetry.from_env(os.environ)
+    if telemetry is not None:
+        interceptors.insert(0, telemetry.interceptor())
     compressions = [BrotliCompression(), ZstdCompression(), GzipCompression()]
     search_app = SearchServiceASGIApplication(
-        SearchHandler(backend, executor, secret),
+        SearchHandler(backend, executor, secret, telemetry),
         interceptors=interceptors,
         read_max_bytes=config.max_request_bytes,
         compressions=compressions,
@@ -143,7 +156,29 @@ def build_service(
         compression_min_bytes=config.compression_min_bytes,
         max_request_bytes=config.max_request_bytes,
     )
-    return Service(app, backend, config, executor)
+    return Service(app, backend, config, executor, coordinator, telemetry)
+
+
+def _units(
+    config: ServiceConfig, plan: ServePlan, factory: EngineFactory, glossary: Glossary
+) -> tuple[list[ServingUnit], Coordinator | None]:
+    """One engine unit per source; replica units coordinated through Redis when
+    ``redis_url`` is set (else this process coordinates alone: no outage, no Redis)."""
+    if not config.redis_url:
+        return [EngineUnit(s.name, s.fetch, factory, glossary) for s in plan.sources], None
+    from schemaseek.cluster import RedisCoordinator, ReplicaUnit
+
+    coordinator = RedisCoordinator(
+        config.redis_url, prefix=config.redis_prefix, replica_id=config.replica_id,
+        lease_ttl_s=config.lease_ttl_s,
+    )  # fmt: skip
+    units: list[ServingUnit] = [
+        ReplicaUnit(
+            s.name, s.fetch, factory, glossary, coordinator, startup_wait_s=config.startup_wait_s
+        )
+        for s in plan.sources
+    ]
+    return units, coordinator
 
 
 def _mcp(config: ServiceConfig, backend: Backend) -> tuple[Any, Any]:
@@ -208,4 +243,9 @@ class _Drain:
         self.service = service
 
     def destroy(self, timeout: float | None = None) -> bool:
-        return self.service.backend.close(timeout or 10.0)
+        drained = self.service.backend.close(timeout or 10.0)
+        if self.service.coordinator is not None:
+            self.service.coordinator.close()
+        if self.service.telemetry is not None:
+            self.service.telemetry.shutdown()
+        return drained

@@ -3,8 +3,9 @@ environment variables, validated once at start-up (:func:`load_service_config`).
 
 Environment names: ``SCHEMASEEK_<FIELD>`` (``SCHEMASEEK_PORT``), and the spec's plain names
 (``PORT``, ``RRF_K``, ``MAX_SEARCH_LIMIT``, ``MAX_QUERY_LENGTH``, ``RATE_LIMIT_MAX``,
-``RATE_LIMIT_WINDOW_MS``, ``SHUTDOWN_TIMEOUT_MS``, ``CB_*``, ``SEARCH_DEVICE``). Precedence, low
-to high: defaults, the file, plain names, ``SCHEMASEEK_*`` names. Tokens are stored as SHA-256
+``RATE_LIMIT_WINDOW_MS``, ``SHUTDOWN_TIMEOUT_MS``, ``CB_*``, ``SEARCH_DEVICE``, ``S3_*`` ...: every
+one in :data:`schemaseek.service.spec_env.VARIABLES`). Precedence, low to high: defaults, the
+file, plain names, ``SCHEMASEEK_*`` names. Tokens are stored as SHA-256
 hex digests only (``SCHEMASEEK_TOKENS="app:search:<sha256>,ops:admin:<sha256>"``).
 """
 
@@ -21,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from schemaseek.config import SearchSettings
 from schemaseek.errors import ConfigError
+from schemaseek.service import spec_env
 
 __all__ = ["ServiceConfig", "TokenConfig", "load_service_config", "redacted_config"]
 
@@ -42,8 +44,13 @@ PLAIN_ENV: dict[str, tuple[str, str, float]] = {
     "CB_COOLDOWN_MS": ("search", "breaker_cooldown_s", 0.001),
     "CB_SUCCESS_THRESHOLD": ("search", "breaker_success_threshold", 1),
     "SEARCH_DEVICE": ("search", "device", 0),
+    "SEARCH_EMBEDDING_MODEL": ("search", "embedding_model", 0),
+    "S3_REGION": ("service", "s3_region", 0),
+    "S3_ENDPOINT": ("service", "s3_endpoint_url", 0),
+    "ENVIRONMENT": ("service", "environment", 0),
+    "SNOWFLAKE_ENV": ("service", "environment", 0),  # wins over ENVIRONMENT for {{env}}
 }
-SECRET_FIELDS = ("cursor_secret", "tokens")
+SECRET_FIELDS = ("cursor_secret", "tokens", "redis_url")
 
 
 class TokenConfig(BaseModel):
@@ -87,6 +94,16 @@ class ServiceConfig(BaseModel):
     mcp: bool = True
     workbench: bool = True
     poll: bool = True
+    # scale-out (spec 004 "Redis"): replicas that share one snapshot store coordinate there
+    redis_url: str | None = None
+    redis_prefix: str = "schemaseek:"
+    replica_id: str | None = None
+    lease_ttl_s: float = Field(default=30.0, gt=0, le=3600)
+    startup_wait_s: float = Field(default=120.0, ge=0, le=86_400)
+    s3_endpoint_url: str | None = None
+    s3_region: str | None = None
+    # ``{{env}}`` in glossaries and source allow/block lists (SNOWFLAKE_ENV, ENVIRONMENT)
+    environment: str | None = None
     search: SearchSettings = Field(default_factory=SearchSettings)
 
     @field_validator("tokens", mode="before")
@@ -100,6 +117,10 @@ class ServiceConfig(BaseModel):
     def loopback(self) -> bool:
         """Whether ``host`` is a loopback address."""
         return self.host in ("127.0.0.1", "localhost", "::1") or self.host.startswith("127.")
+
+    def placeholders(self) -> dict[str, str]:
+        """The values of ``{{name}}`` placeholders in glossaries (``{{env}}``)."""
+        return {"env": self.environment} if self.environment else {}
 
     def path(self, value: str | None, default: str) -> Path:
         """``value`` or ``data_dir/default`` as a path."""
@@ -155,6 +176,7 @@ def load_service_config(
                 except ValueError:
                     raise ConfigError(f"{name}={env[name]!r} is not a number") from None
             (service if target == "service" else search)[field] = value
+    spec_env.apply_composites(env, service, search)
     service_fields = {k: v for k, v in ServiceConfig.model_fields.items() if k != "search"}
     service.update(_env_values(env, service_fields, "SCHEMASEEK_"))
     search.update(_env_values(env, SearchSettings.model_fields, "SCHEMASEEK_"))

@@ -12,11 +12,13 @@ the file later.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import mmap
 import os
 import secrets
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from schemaseek.snapshots.manifest import MANIFEST
@@ -121,6 +123,25 @@ class LocalDirStore:
                     shutil.rmtree(entry.path, ignore_errors=True)
                     purged += 1
         return purged
+
+    def put(self, key: str, data: bytes) -> None:
+        path = self.root / key
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.parent / f"{_TEMP}{path.name}-{secrets.token_hex(4)}"
+        self._write_file(temp, data)
+        os.replace(temp, path)
+        _fsync_dir(path.parent)
+
+    @contextlib.contextmanager
+    def exclusive(self, key: str) -> Iterator[None]:
+        path = self.root / f"{key}.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
     # -- steps, separate so that tests can interrupt between them ---------------------------
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote, unquote
 
+from schemaseek.snapshots.fencing import Fence
 from schemaseek.snapshots.fingerprint import EmbeddingFingerprint
 from schemaseek.snapshots.manifest import (
     FORMAT_VERSION,
@@ -40,6 +41,10 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 ROOT = f"v{FORMAT_VERSION}"
 _VERIFY_THREADS = 4
+
+
+def _token_field(token: int | None) -> dict[str, int]:
+    return {} if token is None else {"fencing_token": token}
 
 
 def source_dir(source: str) -> str:
@@ -109,6 +114,7 @@ class SnapshotManager:
         self.policy = policy or RetentionPolicy()
         self._clock = clock
         self.partial_grace_s = partial_grace_s
+        self.fence = Fence(store)
         self._valid: dict[str, bool] = {}  # generations are immutable: verify once
 
     # -- listing --------------------------------------------------------------------------
@@ -236,6 +242,31 @@ class SnapshotManager:
             logger.info("no valid snapshot of source %r in %s: cold start", source, where)
         return None
 
+    def load_generation(
+        self,
+        source: str,
+        fingerprint: EmbeddingFingerprint,
+        generation: str,
+        loader: Callable[[VerifiedGeneration], T],
+    ) -> Loaded[T]:
+        """Exactly ``generation`` of ``source`` (an announced one): verified and handed to
+        ``loader``; :class:`SnapshotError` when it is missing, corrupt or of another
+        fingerprint (nothing older is tried)."""
+        info = self._info(source, fingerprint.key, generation)
+        verified = self.verify(info)
+        if verified.manifest.fingerprint != fingerprint:
+            raise SnapshotError("embedding fingerprint fields differ")
+        return Loaded(loader(verified), verified)
+
+    def highest_token(self, source: str) -> int:
+        """The highest fencing token registered for ``source`` (0: none)."""
+        return self.fence.highest(source_dir(source))
+
+    def register_token(self, source: str, token: int) -> int:
+        """Tell the store that fencing token ``token`` now builds ``source``: saves with a
+        lower token are refused from here on (:mod:`~schemaseek.snapshots.fencing`)."""
+        return self.fence.register(source_dir(source), token)
+
     # -- writing --------------------------------------------------------------------------
 
     def save(
@@ -252,8 +283,11 @@ class SnapshotManager:
         rolled_back_from: str | None = None,
         extra: Mapping[str, Any] | None = None,
         prune: bool = True,
+        fencing_token: int | None = None,
     ) -> Manifest:
-        """Write a new generation (data files, then the manifest) and apply retention."""
+        """Write a new generation (data files, then the manifest) and apply retention. With
+        ``fencing_token``, the manifest is written only when the store has registered no
+        higher token (:class:`~schemaseek.errors.StaleTokenError` otherwise)."""
         if MANIFEST in files:
             raise SnapshotError(f"{MANIFEST} is reserved")
         generation = new_generation_id(self._clock())
@@ -276,9 +310,15 @@ class SnapshotManager:
                 ann_graph=ann_graph,
                 parent=parent,
                 rolled_back_from=rolled_back_from,
-                extra=dict(extra or {}),
+                extra={**(extra or {}), **_token_field(fencing_token)},
             )
-            writer.commit(manifest.to_json())
+            if fencing_token is None:
+                writer.commit(manifest.to_json())
+            else:
+                folder = source_dir(source)
+                with self.store.exclusive(Fence.key(folder)):
+                    self.fence.check(folder, fencing_token)
+                    writer.commit(manifest.to_json())
         except BaseException:
             writer.abort()
             raise

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from schemaseek.snapshots.manifest import MANIFEST
@@ -38,6 +40,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._files: dict[str, bytes] = {}
         self._lock = threading.Lock()
+        self._exclusive = threading.Lock()
 
     @property
     def description(self) -> str:
@@ -85,6 +88,11 @@ class MemoryStore:
 
     def purge_partials(self, prefix: str, older_than_s: float) -> int:
         return 0
+
+    @contextlib.contextmanager
+    def exclusive(self, key: str) -> Iterator[None]:
+        with self._exclusive:
+            yield
 
 
 def named_memory_store(name: str) -> MemoryStore:

@@ -9,6 +9,8 @@ and are never logged or stored.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,7 @@ class S3Store:
         bucket: the bucket name.
         prefix: a key prefix inside the bucket ("" for the bucket root).
         endpoint_url: an S3-compatible endpoint (MinIO, a local test server).
+        region: the bucket's region (default: boto3's own configuration).
         client: a ready boto3 S3 client (overrides ``endpoint_url``).
     """
 
@@ -54,6 +57,7 @@ class S3Store:
         prefix: str = "",
         *,
         endpoint_url: str | None = None,
+        region: str | None = None,
         client: Any = None,
     ) -> None:
         if client is None:
@@ -61,7 +65,7 @@ class S3Store:
                 import boto3
             except ImportError:
                 raise MissingExtraError("boto3", "s3") from None
-            client = boto3.client("s3", endpoint_url=endpoint_url)
+            client = boto3.client("s3", endpoint_url=endpoint_url, region_name=region)
         self.bucket = bucket
         self.prefix = prefix.strip("/")
         self._client = client
@@ -110,6 +114,13 @@ class S3Store:
 
     def purge_partials(self, prefix: str, older_than_s: float) -> int:
         return 0
+
+    def put(self, key: str, data: bytes) -> None:
+        self._put(key, data)
+
+    @contextlib.contextmanager
+    def exclusive(self, key: str) -> Iterator[None]:
+        yield  # S3 has no lock: the fence check and the manifest upload are two requests
 
     def _put(self, key: str, data: bytes) -> None:
         self._client.put_object(Bucket=self.bucket, Key=self._full(key), Body=data)

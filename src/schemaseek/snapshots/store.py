@@ -9,6 +9,7 @@ file first and ``manifest.json`` last, on :meth:`GenerationWriter.commit`.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
@@ -65,8 +66,20 @@ class SnapshotStore(Protocol):
         nothing here (retention removes those)."""
         ...
 
+    def put(self, key: str, data: bytes) -> None:
+        """Write one small file whole, replacing it (fencing records)."""
+        ...
 
-def open_store(location: str | Path, *, s3_endpoint_url: str | None = None) -> SnapshotStore:
+    def exclusive(self, key: str) -> AbstractContextManager[None]:
+        """Hold the store-wide lock named ``key`` for the block: a file lock where the store
+        is a directory (shared mounts included), a thread lock in memory; S3 has no lock,
+        so there a check and the write that follows it are two requests."""
+        ...
+
+
+def open_store(
+    location: str | Path, *, s3_endpoint_url: str | None = None, s3_region: str | None = None
+) -> SnapshotStore:
     """A store for ``location``: ``s3://bucket/prefix`` (needs the ``s3`` extra),
     ``memory://name`` (process-wide, for tests), or a local directory path."""
     text = str(location)
@@ -74,7 +87,7 @@ def open_store(location: str | Path, *, s3_endpoint_url: str | None = None) -> S
         from schemaseek.snapshots.s3 import S3Store
 
         bucket, _, prefix = text[len("s3://") :].partition("/")
-        return S3Store(bucket, prefix, endpoint_url=s3_endpoint_url)
+        return S3Store(bucket, prefix, endpoint_url=s3_endpoint_url, region=s3_region)
     if text.startswith("memory://"):
         from schemaseek.snapshots.memory import named_memory_store
 

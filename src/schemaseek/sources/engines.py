@@ -67,6 +67,11 @@ def create_engine(url: URL, safe: str, secrets: Secrets) -> Engine:
                 f"the '{extra[1]}' extra installs {extra[0]}: use {backend}+{extra[0]}://"
             )
         raise error from exc
+    except AttributeError as exc:  # a dialect package that does not fit this SQLAlchemy
+        raise SourceError(
+            f"{safe}: the {backend} dialect failed to load ({exc}); check that its package "
+            "supports the installed SQLAlchemy"
+        ) from None
     except NoSuchModuleError as exc:
         if extra is None:
             raise SourceError(f"{safe}: no SQLAlchemy dialect for '{url.drivername}'") from exc

@@ -105,6 +105,8 @@ class CatalogOptions(TypedDict, total=False):
     infer: InferMode
     lag: timedelta | None
     batch: int
+    max_columns: int | None
+    timeout_s: float | None
 
 
 class SnowflakeCatalog:
@@ -125,6 +127,8 @@ class SnowflakeCatalog:
         infer: InferMode = "auto",
         lag: timedelta | None = None,
         batch: int = 500,
+        max_columns: int | None = None,
+        timeout_s: float | None = None,
     ) -> None:
         if not _QUALIFIER.match(qualifier):
             raise ConfigError(f"invalid view qualifier {qualifier!r}: use NAME or DB.NAME")
@@ -138,6 +142,8 @@ class SnowflakeCatalog:
         self.infer: InferMode = infer
         self.lag = lag if lag is not None else timedelta(hours=3 if account_usage else 0)
         self.batch = batch
+        self.max_columns = max_columns
+        self.timeout_s = timeout_s
         self.schema: SourceSchema | None = None
         self._tables: dict[str, TableRecord] = {}
         self._altered: dict[str, datetime | None] = {}
@@ -258,18 +264,38 @@ class SnowflakeCatalog:
         since = None
         if self.account_usage and self._watermark is not None:
             since = self._watermark - self.lag
-        with self._session() as conn:
-            listed, deleted = self._list(conn, since)
-            if self.account_usage:
-                removed = sorted(deleted & set(self._tables))
-            else:
-                removed = sorted(set(self._tables) - {item.id for item in listed})
-            moved = [
-                item
-                for item in listed
-                if item.id not in self._altered or self._altered[item.id] != item.altered
-            ]
-            fresh = self._columns(conn, moved)
+        watermark = self._watermark
+        try:
+            with self._session() as conn:
+                listed, deleted = self._list(conn, since)
+                fresh, removed, moved = self._changed(conn, listed, deleted)
+        except BaseException:
+            self._watermark = watermark  # nothing was applied: the next poll starts here
+            raise
+        return self._apply(old, fresh, removed, moved)
+
+    def _changed(
+        self, conn: Connection, listed: list[_Listed], deleted: set[str]
+    ) -> tuple[dict[str, TableRecord], list[str], list[_Listed]]:
+        """Columns of the tables that moved, the ids removed, and the moved listings."""
+        if self.account_usage:
+            removed = sorted(deleted & set(self._tables))
+        else:
+            removed = sorted(set(self._tables) - {item.id for item in listed})
+        moved = [
+            item
+            for item in listed
+            if item.id not in self._altered or self._altered[item.id] != item.altered
+        ]
+        return self._columns(conn, moved), removed, moved
+
+    def _apply(
+        self,
+        old: SourceSchema,
+        fresh: dict[str, TableRecord],
+        removed: list[str],
+        moved: list[_Listed],
+    ) -> CatalogChanges:
         added = sorted(i for i in fresh if i not in self._tables)
         updated = sorted(
             i
@@ -290,7 +316,10 @@ class SnowflakeCatalog:
 
     def _build(self) -> SourceSchema:
         tables = [self._tables[i] for i in sorted(self._tables)]
-        schema = build_sql_schema(tables, self.source, documents=self.documents, infer=self.infer)
+        schema = build_sql_schema(
+            tables, self.source, documents=self.documents, infer=self.infer,
+            max_columns=self.max_columns,
+        )  # fmt: skip
         schema.raw["url"] = self._safe
         return schema
 
@@ -314,6 +343,8 @@ class _Session:
         self._redacting.__enter__()
         try:
             self._conn = self.catalog.engine.connect()
+            if self.catalog.timeout_s is not None:
+                _statement_timeout(self._conn, self.catalog.timeout_s)
         except SQLAlchemyError as exc:
             self._redacting.__exit__(None, None, None)
             raise self._error(exc) from None
@@ -331,6 +362,16 @@ class _Session:
     def _error(self, exc: SQLAlchemyError) -> SourceError:
         message = self.catalog._secrets.scrub(str(exc)).splitlines()[0]
         return SourceError(f"cannot read the Snowflake catalog of {self.catalog._safe}: {message}")
+
+
+def _statement_timeout(conn: Connection, seconds: float) -> None:
+    """Bound every catalog query of this session (``SNOWFLAKE_TIMEOUT_MS``)."""
+    dialect = conn.dialect.name
+    if dialect == "snowflake":
+        limit = max(1, round(seconds))
+        conn.exec_driver_sql(f"ALTER SESSION SET STATEMENT_TIMEOUT_IN_SECONDS = {limit}")
+    elif dialect == "postgresql":  # the tests' stand-in for the catalog views
+        conn.exec_driver_sql(f"SET statement_timeout = {max(1, round(seconds * 1000))}")
 
 
 def _later(a: datetime | None, b: datetime | None) -> bool:

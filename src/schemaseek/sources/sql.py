@@ -94,6 +94,7 @@ def load_sql(
     default_block: bool = True,
     documents: DocumentMode = "bounded",
     infer: InferMode = "auto",
+    max_columns: int | None = None,
 ) -> SourceSchema:
     """Read the tables and views of ``schemas`` (default: the default schema) of a database.
 
@@ -122,8 +123,9 @@ def load_sql(
             if owned:
                 active.dispose()
     schema = build_sql_schema(
-        tables, source or _default_name(parsed), documents=documents, infer=infer
-    )
+        tables, source or _default_name(parsed), documents=documents, infer=infer,
+        max_columns=max_columns,
+    )  # fmt: skip
     schema.raw["url"] = safe
     return schema
 
@@ -134,10 +136,14 @@ def build_sql_schema(
     *,
     documents: DocumentMode = "bounded",
     infer: InferMode = "auto",
+    max_columns: int | None = None,
 ) -> SourceSchema:
-    """Documents, edges and hash from reflected tables (any loader's ``raw["tables"]``)."""
+    """Documents, edges and hash from reflected tables (any loader's ``raw["tables"]``);
+    ``max_columns`` keeps each table's first columns only (``MAX_COLUMNS_PER_TABLE``)."""
     if documents not in ("bounded", "single"):
         raise ConfigError(f"documents must be 'bounded' or 'single', not {documents!r}")
+    if max_columns is not None:
+        tables = [_capped(t, max_columns) for t in tables]
     edges = foreign_key_edges(tables)
     if infer is True or (infer == "auto" and not any(t["foreign_keys"] for t in tables)):
         edges += infer_foreign_keys(tables)
@@ -154,6 +160,14 @@ def build_sql_schema(
         schema_hash=stable_hash([table_signature(t) for t in tables]),
         raw={"tables": tables, "documents": documents},
     )
+
+
+def _capped(table: TableRecord, limit: int) -> TableRecord:
+    if len(table["columns"]) <= limit:
+        return table
+    capped = table.copy()
+    capped["columns"] = table["columns"][: max(1, limit)]
+    return capped
 
 
 def foreign_key_edges(tables: Sequence[TableRecord]) -> list[Edge]:
