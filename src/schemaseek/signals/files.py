@@ -8,7 +8,8 @@ state; this module only encodes and decodes the bytes. Malformed files raise
 
 Vector signal:
 
-* ``vectors.npy`` — the float32 store in slot order, little-endian, mapped without copying;
+* ``vectors.npy`` — the half-precision store in slot order, little-endian (float32 in
+  generations written before; both are read);
 * ``vector_slots.json`` — the id of each slot (``null`` for a dead slot);
 * ``ann_graph.faiss`` — the built HNSW graph in faiss's own index format
   (``faiss.serialize_index``, the in-memory form of ``write_index``), read back with
@@ -92,11 +93,16 @@ def encode_vectors(
 
 
 def decode_vectors(files: Files) -> tuple[int, Vectors, list[str | None]]:
-    """``(dimensions, rows, slots)``: the rows are a read-only view of the given bytes."""
+    """``(dimensions, rows, slots)``: the rows (float16, or float32 from older generations)
+    are a read-only view of the given bytes."""
     meta = json.loads(bytes(_required_file(files, SLOTS)))
     dimensions = int(meta["dimensions"])
     slots: list[str | None] = list(meta["slots"])
-    rows = npy_view(_required_file(files, VECTORS), "<f4", 2)
+    data = _required_file(files, VECTORS)
+    try:
+        rows = npy_view(data, "<f2", 2)
+    except FileFormatError:  # float32 rows, written before the half-precision store
+        rows = npy_view(data, "<f4", 2)
     if rows.shape != (len(slots), dimensions):
         raise FileFormatError(
             f"vectors have shape {rows.shape}, expected ({len(slots)}, {dimensions})"

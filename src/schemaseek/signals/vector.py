@@ -1,14 +1,16 @@
-"""Vector signal: exact float32 store plus an HNSW graph over 8-bit quantized vectors.
+"""Vector signal: a half-precision store plus an HNSW graph over 8-bit quantized vectors.
 
-Every vector lives, unit-normalised, in a float32 *store* (one row per slot, grown by doubling
-so repeated adds copy amortised O(1) per row). Cosine similarity is the inner product.
+Every vector lives, unit-normalised, in a *store* of IEEE half floats (a faiss
+``IndexScalarQuantizer`` with ``QT_fp16``: 2 bytes per dimension, one row per slot). Cosine
+similarity is the inner product of the float32 question with the stored row; half precision
+moves a cosine by at most ~1e-3 and halves both the memory and the bytes a scan reads.
 
-* Below ``exact_threshold`` live vectors, search is exact: one scan of the store and
-  ``argpartition``.
+* Below ``exact_threshold`` live vectors, search is exact over the store: one scan (faiss's
+  SIMD fp16 kernel, one thread) keeping the best ``limit``.
 * At or above it, a faiss ``IndexHNSWSQ`` (8-bit scalar quantizer, inner product) proposes
   ``max(limit, rescore_candidates)`` candidates (the graph's candidate list is widened to
   that many: ``efSearch = max(ef_search, candidates)``), which are re-scored against the
-  exact store; the scores returned are always exact float32 cosines. faiss's ``QT_8bit``
+  store; the scores returned are always those of the stored rows. faiss's ``QT_8bit``
   quantizer trains one min/range pair per *dimension* on the stored vectors (the spec's
   per-vector min/scale is the same idea on another axis); re-scoring removes its error.
 
@@ -25,12 +27,11 @@ Removing or replacing a vector leaves a tombstone (the graph cannot delete); tom
 excluded inside the graph search by an ``IDSelectorBitmap``. When they exceed 25 % of the
 slots, the store is compacted and the graph dropped, to be rebuilt lazily.
 
-Threads: the exact scan uses faiss's single-threaded SIMD kernel
-(``fvec_inner_products_ny``) rather than ``numpy.matmul``, whose OpenBLAS pool multithreads a
-10K × 384 product and stalls when another process holds a core. Graph searches run with the
-calling thread's OpenMP team set to one thread (``omp_set_num_threads(1)``, restored after;
-OpenMP keeps that setting per thread). Graph builds use faiss's default, all cores. (The
-kernels: :mod:`schemaseek.signals.vector_kernels`.)
+Threads: scans and re-scoring use faiss's SIMD kernels on the calling thread rather than
+``numpy.matmul``, whose OpenBLAS pool multithreads a 10K × 384 product and stalls when another
+process holds a core. Searches run with the calling thread's OpenMP team set to one thread
+(``omp_set_num_threads(1)``, restored after; OpenMP keeps that setting per thread). Graph
+builds use faiss's default, all cores. (The kernels: :mod:`schemaseek.signals.vector_kernels`.)
 
 An index saves and reopens itself, graph included, with :meth:`VectorIndex.to_files` /
 :meth:`VectorIndex.from_files` (formats: :mod:`schemaseek.signals.files`).
@@ -100,7 +101,7 @@ class VectorIndex:
         self.ef_search = ef_search
         self.rescore_candidates = rescore_candidates
         self._lock = threading.RLock()
-        self._store: Vectors = np.zeros((0, dimensions), dtype=np.float32)
+        self._store: Any = _new_store(dimensions)  # faiss fp16 rows; slot = position
         self._alive = np.zeros(0, dtype=bool)
         self._size = 0  # slots in use, live or dead
         self._slot_ids: list[str] = []
@@ -131,10 +132,10 @@ class VectorIndex:
         return self._size - len(self._slot_of)
 
     def vector(self, doc_id: str) -> Vectors | None:
-        """A copy of the stored (normalised) vector of ``doc_id``, or None."""
+        """The stored (normalised) vector of ``doc_id`` as float32, or None."""
         with self._lock:
             slot = self._slot_of.get(doc_id)
-            return None if slot is None else self._store[slot].copy()
+            return None if slot is None else self._rows(np.asarray([slot]))[0]
 
     def add(self, ids: Sequence[str], vectors: npt.ArrayLike) -> None:
         """Add or replace vectors; ``vectors`` has shape ``(len(ids), dimensions)``.
@@ -148,7 +149,7 @@ class VectorIndex:
         with self._lock:
             start = self._size
             self._reserve(start + len(ids))
-            self._store[start : start + len(ids)] = rows
+            self._store.add(rows)
             self._alive[start : start + len(ids)] = True
             self._size += len(ids)
             for offset, doc_id in enumerate(ids):
@@ -158,7 +159,7 @@ class VectorIndex:
                 self._slot_of[doc_id] = start + offset
                 self._slot_ids.append(doc_id)
             if self._graph is not None:
-                self._graph.add(rows)
+                self._graph.add(self._rows(np.arange(start, start + len(ids))))
             self._after_change()
 
     def remove(self, ids: Iterable[str]) -> None:
@@ -182,7 +183,7 @@ class VectorIndex:
         copy taken under the lock; the graph is included once built."""
         with self._lock:
             size = self._size
-            rows = np.array(self._store[:size], dtype="<f4", copy=True)
+            rows = self._codes().view("<f2").reshape(size, self.dimensions)
             alive = self._alive[:size]
             slots = [d if alive[i] else None for i, d in enumerate(self._slot_ids[:size])]
             graph = None if self._graph is None else faiss.serialize_index(self._graph).tobytes()
@@ -200,10 +201,10 @@ class VectorIndex:
         ef_search: int = 50,
         rescore_candidates: int = 400,
     ) -> VectorIndex:
-        """The index saved by :meth:`to_files`. The float store is a read-only view of
-        ``files`` (a memory-mapped file stays mapped; the first add copies it); the graph is
-        read with ``faiss.read_index`` from ``local_paths`` when the file has a local path.
-        The other arguments are the constructor's.
+        """The index saved by :meth:`to_files` (half-precision rows are taken as they are;
+        float32 rows of older generations are converted); the graph is read with
+        ``faiss.read_index`` from ``local_paths`` when the file has a local path. The other
+        arguments are the constructor's.
 
         Raises:
             FileFormatError: (a :class:`~schemaseek.errors.SnapshotError`) a missing or
@@ -218,7 +219,10 @@ class VectorIndex:
             ef_search=ef_search,
             rescore_candidates=rescore_candidates,
         )
-        index._store = rows  # capacity == size, so the first add reallocates
+        if rows.dtype == np.float16:  # the stored codes as they are, no re-quantising
+            index._store.add_sa_codes(np.ascontiguousarray(rows).view(np.uint8))
+        else:  # float32 (generations written before the half-precision store)
+            index._store.add(np.ascontiguousarray(rows, dtype=np.float32))
         index._alive = np.fromiter((s is not None for s in slots), dtype=bool, count=len(slots))
         index._size = len(slots)
         index._slot_ids = [s or "" for s in slots]
@@ -260,7 +264,7 @@ class VectorIndex:
             )
             if slots.size == 0 or limit <= 0:
                 return []
-            scores = inner_products(self._store[slots], q)
+            scores = inner_products(self._rows(slots), q)
             k = min(limit, slots.size)
             top = np.argpartition(-scores, k - 1)[:k] if k < slots.size else np.arange(k)
             top = top[np.argsort(-scores[top], kind="stable")]
@@ -270,7 +274,7 @@ class VectorIndex:
         """Exact cosine of ``query`` with every live vector (slot order, i.e. insertion)."""
         q = checked_query(query, self.dimensions)
         with self._lock:
-            scores = inner_products(self._store[: self._size], q)
+            scores = inner_products(self._rows(np.arange(self._size)), q)
             if self.tombstones:
                 scores = scores[self._alive[: self._size]]
             return scores
@@ -283,8 +287,7 @@ class VectorIndex:
             if sample <= 0:
                 return np.zeros(0, dtype=np.float32)
             step = max(1, self._size // sample)
-            rows = self._store[: self._size : step]
-            scores = inner_products(rows, q)
+            scores = inner_products(self._rows(np.arange(0, self._size, step)), q)
             if self.tombstones:
                 scores = scores[self._alive[: self._size : step]]
             return scores
@@ -293,53 +296,69 @@ class VectorIndex:
         """The mean of the live vectors (zeros when there are none); kept until a change."""
         with self._lock:
             if self._centroid is None:
-                live = self._store[: self._size][self._alive[: self._size]]
+                live = self._rows(np.flatnonzero(self._alive[: self._size]))
                 mean = live.mean(axis=0) if len(live) else np.zeros(self.dimensions)
                 self._centroid = np.asarray(mean, dtype=np.float32)
             return self._centroid
 
     def _exact_locked(self, q: Vectors, limit: int) -> list[tuple[str, float]]:
-        scores = inner_products(self._store[: self._size], q)
-        if self.tombstones:
-            scores[~self._alive[: self._size]] = -np.inf
         k = min(limit, len(self._slot_of))
-        top = np.argpartition(-scores, k - 1)[:k] if k < scores.shape[0] else np.arange(k)
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(self._slot_ids[s], float(scores[s])) for s in top.tolist()]
+        params = faiss.SearchParameters()
+        if self.tombstones:
+            params.sel = self._selector()
+        with omp_threads(1):
+            scores, labels = self._store.search(q[None, :], k, params=params)
+        return [
+            (self._slot_ids[int(slot)], float(score))
+            for slot, score in zip(labels[0].tolist(), scores[0].tolist(), strict=True)
+            if slot >= 0
+        ]
+
+    def _selector(self) -> Any:
+        """A faiss selector of the live slots (kept until the next change)."""
+        if self._bitmap is None:
+            self._bitmap = np.packbits(self._alive[: self._size], bitorder="little")
+        return faiss.IDSelectorBitmap(self._size, faiss.swig_ptr(self._bitmap))
+
+    def _rows(self, slots: npt.NDArray[np.int64]) -> Vectors:
+        """The stored rows of ``slots`` as float32."""
+        if len(slots) == 0:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        rows: Vectors = self._store.reconstruct_batch(np.asarray(slots, dtype=np.int64))
+        return rows
+
+    def _codes(self) -> npt.NDArray[np.uint8]:
+        """A copy of every slot's stored bytes (fp16 rows), slot order."""
+        codes: npt.NDArray[np.uint8] = faiss.vector_to_array(self._store.codes)
+        return codes.reshape(self._size, self._store.code_size)
 
     def _graph_locked(self, q: Vectors, limit: int) -> list[tuple[str, float]]:
         assert self._graph is not None
         fetch = max(limit, self.rescore_candidates)
         params = faiss.SearchParametersHNSW()
         params.efSearch = max(self.ef_search, fetch)
-        selector = None
         if self.tombstones:
-            if self._bitmap is None:
-                self._bitmap = np.packbits(self._alive[: self._size], bitorder="little")
-            selector = faiss.IDSelectorBitmap(self._size, faiss.swig_ptr(self._bitmap))
-            params.sel = selector
+            params.sel = self._selector()
         with omp_threads(1):
             _, labels = self._graph.search(q[None, :], fetch, params=params)
         slots = labels[0][labels[0] >= 0]
         slots = slots[self._alive[slots]]  # defensive: the selector already excludes them
         if slots.shape[0] == 0:
             return self._exact_locked(q, limit)
-        scores = inner_products(self._store[slots], q)
+        scores = inner_products(self._rows(slots), q)
         order = np.argsort(-scores, kind="stable")[:limit]
         return [(self._slot_ids[int(slots[i])], float(scores[i])) for i in order.tolist()]
 
     # -- internals ------------------------------------------------------------------------
 
     def _reserve(self, needed: int) -> None:
-        capacity = self._store.shape[0]
+        """Room for ``needed`` slots in the liveness mask (grown by doubling)."""
+        capacity = self._alive.shape[0]
         if needed <= capacity:
             return
-        capacity = max(needed, 2 * capacity, _MIN_CAPACITY)
-        store = np.zeros((capacity, self.dimensions), dtype=np.float32)
-        store[: self._size] = self._store[: self._size]
-        alive = np.zeros(capacity, dtype=bool)
+        alive = np.zeros(max(needed, 2 * capacity, _MIN_CAPACITY), dtype=bool)
         alive[: self._size] = self._alive[: self._size]
-        self._store, self._alive = store, alive
+        self._alive = alive
 
     def _after_change(self) -> None:
         self._bitmap = None
@@ -350,14 +369,15 @@ class VectorIndex:
     def _compact(self) -> None:
         """Drop dead slots, renumber the live ones in order, and drop the graph."""
         keep = np.flatnonzero(self._alive[: self._size])
-        live = self._store[keep]
+        codes = self._codes()[keep]
         self._slot_ids = [self._slot_ids[s] for s in keep.tolist()]
         self._slot_of = {doc_id: slot for slot, doc_id in enumerate(self._slot_ids)}
-        self._size = 0
-        self._store = np.zeros((0, self.dimensions), dtype=np.float32)
+        self._store = _new_store(self.dimensions)
+        if len(keep):
+            self._store.add_sa_codes(np.ascontiguousarray(codes))
         self._alive = np.zeros(0, dtype=bool)
+        self._size = 0
         self._reserve(len(keep))
-        self._store[: len(keep)] = live
         self._alive[: len(keep)] = True
         self._size = len(keep)
         self._graph = None
@@ -373,7 +393,14 @@ class VectorIndex:
         )
         graph.hnsw.efConstruction = self.ef_construction
         graph.hnsw.efSearch = self.ef_search
-        data = self._store[: self._size]
+        data = self._rows(np.arange(self._size))
         graph.train(data)
         graph.add(data)
         self._graph = graph
+
+
+def _new_store(dimensions: int) -> Any:
+    """An empty half-precision row store (inner product)."""
+    return faiss.IndexScalarQuantizer(
+        dimensions, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT
+    )
