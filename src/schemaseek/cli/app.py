@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -31,8 +32,9 @@ from schemaseek.cli.snapshot_command import (
 from schemaseek.cli.source_params import with_source_options
 from schemaseek.documents import DocKind
 from schemaseek.errors import SchemaSeekError
-from schemaseek.index import SchemaIndex
-from schemaseek.query.pipeline import MODES
+
+if TYPE_CHECKING:
+    from schemaseek.index import SchemaIndex
 
 app = typer.Typer(
     name="schemaseek",
@@ -41,6 +43,28 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from schemaseek import __version__
+
+        sys.stdout.write(f"schemaseek {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Find the GraphQL operations, types and SQL tables that answer a business question."""
+
+
 app.command(name="eval")(eval_command)
 app.command(name="mcp")(mcp_command)
 app.command(name="serve")(serve_command)
@@ -50,6 +74,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def _build(options: SourceOptions, progress: bool) -> tuple[SchemaIndex, str]:
+    from schemaseek.index import SchemaIndex
+
     selection = resolve(options)
     index = SchemaIndex(selection.sources, glossary=selection.glossary, settings=selection.settings)
     with build_progress(progress) as update:
@@ -77,6 +103,8 @@ def search(
 
     Example: schemaseek search "royalty payments for Sony" --demo --explain
     """
+    from schemaseek.query.pipeline import MODES
+
     if mode not in MODES:
         raise SchemaSeekError(f"--mode must be one of {', '.join(MODES)}")
     if snapshot_dir is not None:
@@ -102,6 +130,8 @@ def index(
 
     Example: schemaseek index --sdl schema.graphql --json
     """
+    from schemaseek.index import SchemaIndex
+
     selection = resolve(sources)
     if snapshot_dir is not None:
         index_with_snapshots(selection, snapshot_dir, json_out)
@@ -133,13 +163,14 @@ def demo(
 
 
 def main() -> None:
-    """Entry point: clear one-line errors (JSON with --json) and exit code 2 for bad input."""
+    """Entry point: clear one-line errors (JSON with --json) and exit code 2 for bad input,
+    bad settings (``SCHEMASEEK_*``) and a port in use; never a traceback for those."""
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
     try:
         # without standalone mode click returns a command's exit code instead of exiting
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="schemaseek")
     except SchemaSeekError as exc:
         _fail(str(exc), type(exc).__name__)
     except typer.Abort:
@@ -150,13 +181,33 @@ def main() -> None:
         if callable(show) and isinstance(exit_code, int):
             show()
             sys.exit(exit_code)
+        if type(exc).__module__.startswith("pydantic") and hasattr(exc, "errors"):
+            _fail(settings_problem(exc), "ConfigError")
         raise
     sys.exit(code if isinstance(code, int) else 0)
 
 
+def settings_problem(exc: Any) -> str:
+    """One line for a pydantic ``ValidationError`` of the settings, naming the environment
+    variable that holds the bad value (``SCHEMASEEK_RRF_K='abc': ...``)."""
+    parts = []
+    for error in exc.errors()[:5]:
+        field = ".".join(str(p) for p in error["loc"])
+        variable = f"SCHEMASEEK_{str(error['loc'][0]).upper()}" if error["loc"] else ""
+        if variable in os.environ:
+            parts.append(f"{variable}={os.environ[variable]!r}: {error['msg']}")
+        else:
+            parts.append(f"setting {field or exc.title}: {error['msg']}")
+    return "invalid configuration: " + "; ".join(parts)
+
+
 def _fail(message: str, kind: str) -> None:
+    """Print ``error: message`` on one line, the message verbatim (no rich markup: a
+    ``pip install 'schemaseek[postgres]'`` hint stays as it is), and exit 2."""
     if "--json" in sys.argv:
         print_json({"error": {"type": kind, "message": message}})
     else:
-        stderr.print(f"[red]error:[/] {message}")
+        from rich.text import Text
+
+        stderr.print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)
     sys.exit(2)

@@ -5,30 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from schemaseek.cli.output import build_progress, print_json, stderr, stdout
-from schemaseek.config import SearchSettings, default_cache_dir
 from schemaseek.documents import DocKind
-from schemaseek.embedding.base import EmbeddingProvider
-from schemaseek.embedding.disk_cache import DiskCachedProvider
 from schemaseek.errors import ConfigError
-from schemaseek.evaluation.datasets import (
-    Question,
-    gold_label,
-    load_graphql_questions,
-    load_sql_questions,
-    resolve_dataset,
-)
-from schemaseek.evaluation.metrics import METRIC_NAMES
-from schemaseek.evaluation.runner import EvalResult, evaluate
-from schemaseek.glossary import Glossary, load_glossary
-from schemaseek.sources.base import SourceSchema
 
-DEFAULT_CACHE_DIR = default_cache_dir() / "embeddings"
+if TYPE_CHECKING:  # imported when the command runs (SQLAlchemy, numpy ...): start-up stays light
+    from schemaseek.embedding.base import EmbeddingProvider
+    from schemaseek.embedding.disk_cache import DiskCachedProvider
+    from schemaseek.evaluation.datasets import Question
+    from schemaseek.evaluation.runner import EvalResult
+    from schemaseek.sources.base import SourceSchema
 
 
 class ModeChoice(StrEnum):
@@ -96,12 +87,12 @@ def eval_command(
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     cache_dir: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--cache-dir",
             help="Where document vectors are cached (default ~/.cache/schemaseek/embeddings).",
         ),
-    ] = DEFAULT_CACHE_DIR,
+    ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Embed every document again.")
     ] = False,
@@ -112,6 +103,11 @@ def eval_command(
 
     Example: schemaseek eval --sdl gitlab.graphql --queries gitlab.jsonl --kind graphql_root_field
     """
+    from schemaseek.config import SearchSettings, default_cache_dir
+    from schemaseek.embedding.disk_cache import DiskCachedProvider
+    from schemaseek.evaluation.runner import evaluate
+    from schemaseek.glossary import Glossary, load_glossary
+
     inputs = _inputs(dataset, catalog, queries, gold, sdl, introspection, limit_queries)
     modes = [m.value for m in mode] if mode else [ModeChoice.HYBRID.value]
     settings = SearchSettings()
@@ -122,7 +118,8 @@ def eval_command(
 
         provider = provider_from_settings(settings)
         if not no_cache:
-            provider = cache = DiskCachedProvider(provider, cache_dir)
+            where = cache_dir or default_cache_dir() / "embeddings"
+            provider = cache = DiskCachedProvider(provider, where)
     with build_progress(not json_out) as update:
         result = evaluate(
             inputs.sources,
@@ -175,6 +172,7 @@ def _inputs(
         )
     if sdl is not None or introspection is not None:
         return _graphql_inputs(sdl, introspection, queries, gold, limit)
+    from schemaseek.evaluation.datasets import gold_label, load_sql_questions, resolve_dataset
     from schemaseek.sources.catalog import load_catalog
 
     where = dataset if dataset is not None else catalog
@@ -197,6 +195,7 @@ def _graphql_inputs(
     gold: GoldChoice,
     limit: int | None,
 ) -> _Inputs:
+    from schemaseek.evaluation.datasets import load_graphql_questions
     from schemaseek.sources.graphql import load_introspection, load_sdl
 
     if queries is None:
@@ -215,6 +214,8 @@ def _stem(path: Path) -> str:
 
 
 def _print_result(result: EvalResult) -> None:
+    from schemaseek.evaluation.metrics import METRIC_NAMES
+
     title = (
         f"{result.dataset} — {result.scope}, {result.queries} questions, gold: {result.gold}"
         + (f", {result.skipped} skipped (no gold)" if result.skipped else "")

@@ -18,7 +18,6 @@ import typer
 
 from schemaseek.cli.options import SourceOptions, resolve
 from schemaseek.cli.source_params import with_source_options
-from schemaseek.index import SchemaIndex
 
 logger = logging.getLogger("schemaseek.mcp")
 
@@ -39,6 +38,7 @@ def mcp_command(
     Example: schemaseek mcp --demo   (register this command in your MCP client's configuration)
     """
     from schemaseek.feedback import FeedbackStore
+    from schemaseek.index import SchemaIndex
     from schemaseek.mcp.served import ServedIndexes
     from schemaseek.mcp.server import build_server, run_stdio
 
