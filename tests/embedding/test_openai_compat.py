@@ -126,6 +126,7 @@ def test_batches_of_64_with_two_in_flight(
 ) -> None:
     texts = [f"table number {i} with columns" for i in range(300)]
     seen: list[int] = []
+    remote.max_in_flight = 2  # the pool holds 4 threads: the bound applies below it
     vectors = remote.embed(texts, seen.append)
     assert vectors.shape == (300, 384)
     assert sorted(server.batch_sizes) == sorted([64, 64, 64, 64, 44])

@@ -73,12 +73,12 @@ app.add_typer(snapshot_app, name="snapshot")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
-def _build(options: SourceOptions, progress: bool) -> tuple[SchemaIndex, str]:
+def _build(options: SourceOptions) -> tuple[SchemaIndex, str]:
     from schemaseek.index import SchemaIndex
 
     selection = resolve(options)
     index = SchemaIndex(selection.sources, glossary=selection.glossary, settings=selection.settings)
-    with build_progress(progress) as update:
+    with build_progress() as update:
         report = index.build(update)
     if report.degraded:
         stderr.print("[yellow]warning:[/] vectors unavailable; keyword + glossary only")
@@ -110,7 +110,7 @@ def search(
     if snapshot_dir is not None:
         index = search_index(resolve(sources), snapshot_dir)
     else:
-        index, _label = _build(sources, progress=not json_out)
+        index, _label = _build(sources)
     response = index.search(question, limit=limit, mode=mode, kinds=kind or ())
     if json_out:
         print_json(with_root_paths(index, response))
@@ -137,7 +137,7 @@ def index(
         index_with_snapshots(selection, snapshot_dir, json_out)
         return
     built = SchemaIndex(selection.sources, glossary=selection.glossary, settings=selection.settings)
-    with build_progress(not json_out) as update:
+    with build_progress() as update:
         report = built.build(update)
     if json_out:
         print_json(report_dict(report))
@@ -156,7 +156,7 @@ def demo(
     """
     from schemaseek.sources.demo import demo_questions
 
-    built, _ = _build(SourceOptions(demo=True), progress=True)
+    built, _ = _build(SourceOptions(demo=True))
     stdout.print(f"[bold]schemaseek demo[/]: {len(built.documents)} documents indexed")
     for question in demo_questions():
         print_response(built.search(question, limit=limit), explain)
@@ -172,7 +172,7 @@ def main() -> None:
         # without standalone mode click returns a command's exit code instead of exiting
         code = app(standalone_mode=False, prog_name="schemaseek")
     except SchemaSeekError as exc:
-        _fail(str(exc), type(exc).__name__)
+        _fail("; ".join([str(exc), *getattr(exc, "__notes__", ())]), type(exc).__name__)
     except typer.Abort:
         sys.exit(130)
     except Exception as exc:

@@ -120,7 +120,7 @@ def eval_command(
         if not no_cache:
             where = cache_dir or default_cache_dir() / "embeddings"
             provider = cache = DiskCachedProvider(provider, where)
-    with build_progress(not json_out) as update:
+    with build_progress() as update:
         result = evaluate(
             inputs.sources,
             inputs.questions,

@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 
 from schemaseek.cli.options import SourceOptions, resolve
+from schemaseek.cli.output import log_progress
 from schemaseek.cli.source_params import with_source_options
 
 logger = logging.getLogger("schemaseek.mcp")
@@ -50,7 +51,7 @@ def mcp_command(
 
     def build() -> None:
         try:
-            report = index.build()
+            report = index.build(log_progress())  # stdout is the protocol: lines on stderr
             if store is not None:
                 ServedIndexes.of(index).replay(store.events())
             degraded = " (degraded: keyword + glossary only)" if report.degraded else ""

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from schemaseek.documents import SearchResponse
+from schemaseek.progress import LogProgress
 
 if TYPE_CHECKING:
     from schemaseek.index import BuildReport, SchemaIndex
@@ -26,11 +27,26 @@ def print_json(payload: Any) -> None:
     sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
 
 
+def log_progress() -> LogProgress:
+    """Progress as periodic ``schemaseek: stage: done/total`` lines on stderr."""
+
+    def emit(line: str) -> None:
+        sys.stderr.write(f"schemaseek: {line}\n")
+        sys.stderr.flush()
+
+    return LogProgress(emit)
+
+
 @contextmanager
-def build_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
-    """A progress bar per build stage on stderr; yields the callback for ``SchemaIndex.build``."""
+def build_progress(enabled: bool = True) -> Iterator[Callable[[str, int, int], None] | None]:
+    """Progress of long steps on stderr — a bar per stage on a terminal, periodic log lines
+    otherwise (:mod:`schemaseek.progress`); yields the ``progress(stage, done, total)``
+    callback (None when not ``enabled``)."""
     if not enabled:
         yield None
+        return
+    if not stderr.is_terminal:
+        yield log_progress()
         return
     with Progress(
         TextColumn("[bold]{task.description}"),

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from schemaseek.cli.output import stdout
+from schemaseek.cli.output import build_progress, stdout
 from schemaseek.errors import ConfigError
 
 if TYPE_CHECKING:  # imported when a command runs, so that start-up stays light
@@ -59,25 +59,28 @@ def open_manager(location: str | None, settings: SearchSettings | None = None) -
 
 
 def _engines(selection: ResolvedSources, manager: SnapshotManager) -> list[SourceEngine]:
-    """One started engine per source (warm from the newest valid generation when possible)."""
+    """One started engine per source (warm from the newest valid generation when possible),
+    their progress (embedding, snapshot load and save) on stderr."""
     from schemaseek.embedding.factory import breaker_config, provider_from_settings
     from schemaseek.engine import SourceEngine
 
     settings = selection.settings
     provider = provider_from_settings(settings)
     engines = []
-    for schema in selection.sources:
-        engine = SourceEngine(
-            schema.name,
-            _constant(schema),
-            provider=provider,
-            glossary=selection.glossary.narrowed_to(schema),
-            settings=settings,
-            snapshots=manager,
-            breaker=breaker_config(settings),
-        )
-        engine.init(wait=True)
-        engines.append(engine)
+    with build_progress() as progress:
+        for schema in selection.sources:
+            engine = SourceEngine(
+                schema.name,
+                _constant(schema),
+                provider=provider,
+                glossary=selection.glossary.narrowed_to(schema),
+                settings=settings,
+                snapshots=manager,
+                breaker=breaker_config(settings),
+                progress=progress,
+            )
+            engine.init(wait=True)
+            engines.append(engine)
     return engines
 
 
@@ -120,7 +123,8 @@ def search_index(selection: ResolvedSources, location: str | None) -> SchemaInde
         provider=engines[0].provider,
         settings=selection.settings,
     )
-    merged.build(reuse=[engine.index for engine in engines])  # every stored vector is reused
+    with build_progress() as progress:  # every stored vector is reused
+        merged.build(progress, reuse=[engine.index for engine in engines])
     for engine in engines:
         engine.destroy()
     return merged

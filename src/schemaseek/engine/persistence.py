@@ -21,6 +21,7 @@ def load_snapshot(engine: SourceEngine) -> bool:
     if engine.snapshots is None or engine.fingerprint is None:
         return False
     index = engine.index
+    engine.report_progress("snapshot load", 0, 1)
     loaded = engine.snapshots.load(
         engine.name,
         engine.fingerprint,
@@ -31,6 +32,7 @@ def load_snapshot(engine: SourceEngine) -> bool:
             vectors=bool(g.manifest.vectors),
         ),
     )
+    engine.report_progress("snapshot load", 1, 1)
     if loaded is None:
         return False
     engine.generation = loaded.generation.manifest.generation
@@ -43,6 +45,7 @@ def save_snapshot(engine: SourceEngine) -> None:
     index = engine.index
     if engine.snapshots is None or engine.fingerprint is None or index.degraded:
         return
+    engine.report_progress("snapshot save", 0, 1)
     try:
         files = index.export_files()
         manifest = engine.snapshots.save(
@@ -57,6 +60,8 @@ def save_snapshot(engine: SourceEngine) -> None:
         )
     except Exception as exc:  # serving goes on; the next change saves again
         logger.warning("saving a snapshot of source %r failed: %s", engine.name, exc)
+        engine.report_progress("snapshot save", 1, 1)
         return
+    engine.report_progress("snapshot save", 1, 1)
     engine.generation = manifest.generation
     index.adopt_keyword_files(files)

@@ -28,6 +28,7 @@ from schemaseek.engine.units import EngineUnit, ServingUnit
 from schemaseek.errors import ConfigError
 from schemaseek.feedback import FeedbackStore
 from schemaseek.glossary import load_glossary
+from schemaseek.progress import LogProgress
 from schemaseek.service.admin_service import AdminHandler
 from schemaseek.service.auth import RateLimiter, TokenAuth
 from schemaseek.service.backend import Backend
@@ -81,6 +82,7 @@ def build_service(
     settings = config.search
     counter = CountingProvider(provider or provider_from_settings(settings))
     manager = _snapshots(config)
+    progress = LogProgress(logger.info)  # start-up embedding and snapshots, as log lines
 
     def make_engine(name: str, fetch: Any) -> SourceEngine:
         return SourceEngine(
@@ -90,6 +92,7 @@ def build_service(
             settings=settings,
             snapshots=manager,
             breaker=breaker_config(settings),
+            progress=progress,
         )
 
     glossary_path = config.path(config.glossary_path, "glossary.json")
