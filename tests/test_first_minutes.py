@@ -11,6 +11,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import anyio
@@ -176,3 +177,14 @@ def test_ids_are_never_cut(project: Path) -> None:
         done = run("search", "generated type", "--sdl", "long.graphql", *extra, cwd=project)
         assert done.returncode == 0, done.stderr
         assert LONG in done.stdout and len(LONG) > 80
+
+
+def test_the_all_extra_holds_every_integration() -> None:
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    extras = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    (everything,) = extras["all"]
+    named = set(everything.split("[", 1)[1].rstrip("]").split(","))
+    # gpu replaces onnxruntime; dev is tooling; service is in the default install already
+    assert named == set(extras) - {"all", "dev", "gpu", "service"}

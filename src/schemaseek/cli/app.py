@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -149,12 +150,28 @@ def index(
 def demo(
     explain: Annotated[bool, typer.Option("--explain/--no-explain")] = True,
     limit: Annotated[int, typer.Option("--limit", "-n")] = 5,
+    export: Annotated[
+        Path | None,
+        typer.Option(
+            "--export",
+            help="Write the demo as files into this folder instead (schema.graphql, music.db, "
+            "glossary.json, schemaseek.toml).",
+        ),
+    ] = None,
 ) -> None:
     """Index the embedded demo and answer its sample questions.
 
     Example: schemaseek demo --limit 3
+
+    Example: schemaseek demo --export .   (then: schemaseek search "royalties" --config
+    schemaseek.toml)
     """
-    from schemaseek.sources.demo import demo_questions
+    from schemaseek.sources.demo import demo_questions, export_demo
+
+    if export is not None:
+        for path in export_demo(export):
+            stdout.print(f"wrote {path}", markup=False, highlight=False)
+        return
 
     built, _ = _build(SourceOptions(demo=True))
     stdout.print(f"[bold]schemaseek demo[/]: {len(built.documents)} documents indexed")
