@@ -10,7 +10,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from schemaseek.config import SearchSettings
 from schemaseek.embedding.factory import provider_from_settings
 from schemaseek.embedding.openai_compat import OpenAICompatibleProvider
 from schemaseek.errors import EmbeddingError
+from tests.helpers.http import FakeAPI
 
 DIMENSIONS = 8
 
@@ -30,7 +31,7 @@ def fake_vector(text: str, dimensions: int = DIMENSIONS) -> np.ndarray:
     return vector / np.linalg.norm(vector)
 
 
-class FakeServer:
+class FakeServer(FakeAPI):
     """``POST /v1/embeddings`` with fake vectors; counts requests and requests in flight.
 
     ``gate``: the first ``gate`` requests wait until that many are in progress at once (a
@@ -39,66 +40,33 @@ class FakeServer:
     """
 
     def __init__(self, *, gate: int = 0, max_batch: int | None = None, dims: int = DIMENSIONS):
+        super().__init__()
         self.max_batch = max_batch
         self.dims = dims
         self.requests: list[int] = []  # batch sizes answered with vectors
         self.refused = 0
-        self.in_flight = 0
-        self.most_in_flight = 0
-        self._lock = threading.Lock()
         self._barrier = threading.Barrier(gate) if gate else None
-        server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                server.handle(self)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def handle(self, request: BaseHTTPRequestHandler) -> None:
-        with self._lock:
-            self.in_flight += 1
-            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+    def respond(self, request: BaseHTTPRequestHandler) -> None:
+        with self.lock:
             first = len(self.requests) + self.refused
-        try:
-            texts = json.loads(request.rfile.read(int(request.headers["Content-Length"])))["input"]
-            if self._barrier is not None and first < self._barrier.parties:
-                self._barrier.wait(timeout=30)
-            if self.max_batch is not None and len(texts) > self.max_batch:
-                with self._lock:
-                    self.refused += 1
-                self._answer(request, 413, {"error": "batch size too large"})
-                return
-            position = int(texts[0].rsplit(" ", 1)[1])
-            time.sleep(max(0.0, 0.05 - position / 2000))  # later batches answer sooner
-            data = [
-                {"index": i, "embedding": fake_vector(t, self.dims).tolist()}
-                for i, t in enumerate(texts)
-            ]
-            with self._lock:
-                self.requests.append(len(texts))
-            self._answer(request, 200, {"data": data[::-1], "model": "fake"})
-        finally:
-            with self._lock:
-                self.in_flight -= 1
-
-    @staticmethod
-    def _answer(request: BaseHTTPRequestHandler, status: int, body: dict[str, Any]) -> None:
-        payload = json.dumps(body).encode()
-        request.send_response(status)
-        request.send_header("Content-Type", "application/json")
-        request.send_header("Content-Length", str(len(payload)))
-        request.end_headers()
-        request.wfile.write(payload)
+        texts = self.body(request)["input"]
+        if self._barrier is not None and first < self._barrier.parties:
+            self._barrier.wait(timeout=30)
+        if self.max_batch is not None and len(texts) > self.max_batch:
+            with self.lock:
+                self.refused += 1
+            self.answer(request, 413, b'{"error": "batch size too large"}')
+            return
+        position = int(texts[0].rsplit(" ", 1)[1])
+        time.sleep(max(0.0, 0.05 - position / 2000))  # later batches answer sooner
+        data = [
+            {"index": i, "embedding": fake_vector(t, self.dims).tolist()}
+            for i, t in enumerate(texts)
+        ]
+        with self.lock:
+            self.requests.append(len(texts))
+        self.answer(request, 200, json.dumps({"data": data[::-1], "model": "fake"}).encode())
 
 
 @pytest.fixture()
@@ -113,8 +81,7 @@ def make_server() -> Iterator[Any]:
 
     yield make
     for server in started:
-        server.httpd.shutdown()
-        server.httpd.server_close()
+        server.stop()
 
 
 def texts(count: int) -> list[str]:
@@ -134,7 +101,7 @@ def test_batches_run_concurrently_up_to_the_bound_in_input_order(make_server: An
     ) as provider:
         vectors = provider.embed(items, seen.append)
     assert sorted(server.requests) == [5] + [10] * 9
-    assert server.most_in_flight == 3  # reached (the gate waits for 3), never exceeded
+    assert server.max_in_flight == 3  # reached (the gate waits for 3), never exceeded
     np.testing.assert_allclose(vectors, expected(items), atol=1e-6)
     assert seen == sorted(seen) and seen[-1] == 95
 
@@ -155,7 +122,7 @@ def test_the_bound_comes_from_the_settings(make_server: Any) -> None:
         np.testing.assert_allclose(provider.embed(items), expected(items), atol=1e-6)
     finally:
         provider.close()
-    assert provider.max_in_flight == 2 and server.most_in_flight == 2
+    assert provider.max_in_flight == 2 and server.max_in_flight == 2
     assert len(server.requests) == 5
     assert SearchSettings().embedding_max_in_flight == 4
 
