@@ -8,8 +8,9 @@ sequentially with one inter-op thread, every graph optimisation, and warnings si
 
 **The optimised graph, saved once** (``optimized_dir``, CPU only): optimising the graph costs
 each new session more CPU than loading the graph optimised before (all-MiniLM-L6-v2 int8, one
-thread: 0.19 s against 0.14 s; without optimisation 0.04 s, but queries run 3× slower), and the
-two give identical vectors (``bench/onnx_sessions.py``, bench/RESULTS.md). So the first session
+thread: 0.19 s against 0.14 s; without optimisation 0.04 s, but queries run 4× slower), the
+two give identical vectors and queries cost about 2 % more on the saved graph
+(``bench/onnx_sessions.py``, bench/RESULTS.md). So the first session
 optimises at the extended level (the portable one) and writes the graph to ``optimized_dir``
 (≈ 90 MB for this model: its int8 weights are folded to float32), named by the model file's
 path, size and modification time, the onnxruntime version and the machine; later sessions load
