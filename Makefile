@@ -1,8 +1,11 @@
 # schemaseek — `make run` (the demo) and `make test` (everything) work on a fresh clone.
 PYTHON ?= python3
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# one stamp per install: `make run` installs what the demo needs (the default install), `make
+# test` adds the dev tools (the [dev] extra, which includes the default install)
+RUN_STAMP ?= $(VENV)/.installed-run
+DEV_STAMP ?= $(VENV)/.installed-dev
 
 .PHONY: run test lint typecheck pytest bench clean proto
 
@@ -10,23 +13,37 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	@echo "schemaseek: installing what the demo needs into $(VENV) (a minute or two the first time)"
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	@echo "schemaseek: installing the package and its dev tools into $(VENV)"
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(DEV_STAMP) $(RUN_STAMP)
 
 PORT ?= 8081
+URL := http://127.0.0.1:$(PORT)
 
-run: $(STAMP)
-	@echo "schemaseek: serving the demo on http://127.0.0.1:$(PORT) (Connect JSON/binary + gRPC; Ctrl-C stops)"
-	@echo "  curl -s localhost:$(PORT)/health/ready"
-	@echo "  curl -s -X POST localhost:$(PORT)/schemaseek.v1.SearchService/Search \\"
-	@echo "       -H 'content-type: application/json' -d '{\"query\": \"royalty payments for Sony\", \"limit\": 5}'"
-	@echo "  curl -s localhost:$(PORT)/metrics | grep schemaseek_"
-	@echo "  workbench: http://127.0.0.1:$(PORT)/"
-	SCHEMASEEK_DATA_DIR=$${SCHEMASEEK_DATA_DIR:-.cache/serve} $(BIN)/schemaseek serve --demo --port $(PORT)
+# Serve the demo; the curl examples are printed once /health/ready answers (Ctrl-C stops).
+run: $(RUN_STAMP)
+	@echo "schemaseek: starting the demo service on $(URL) ..."
+	@SCHEMASEEK_DATA_DIR=$${SCHEMASEEK_DATA_DIR:-.cache/serve} $(BIN)/schemaseek serve --demo --port $(PORT) & pid=$$!; \
+	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid; exit 0' INT TERM; \
+	until $(BIN)/python -c "import urllib.request as u; u.urlopen('$(URL)/health/ready', timeout=2)" 2>/dev/null; do \
+		kill -0 $$pid 2>/dev/null || { wait $$pid; exit $$?; }; sleep 0.5; \
+	done; \
+	echo "schemaseek: serving the demo on $(URL) (Connect JSON/binary + gRPC, MCP at /mcp; Ctrl-C stops). Try:"; \
+	echo "  curl -s localhost:$(PORT)/health/ready"; \
+	echo "  curl -s -X POST localhost:$(PORT)/schemaseek.v1.SearchService/Search \\"; \
+	echo "       -H 'content-type: application/json' -d '{\"query\": \"royalty payments for Sony\", \"limit\": 5}'"; \
+	echo "  curl -s localhost:$(PORT)/metrics | grep schemaseek_"; \
+	echo "  workbench: $(URL)/"; \
+	wait $$pid
 
 # Regenerate the service code from proto/ (protoc from grpcio-tools + the py and connectrpc plugins).
-proto: $(STAMP)
+proto: $(DEV_STAMP)
 	rm -rf src/schemaseek/service/gen
 	mkdir -p src/schemaseek/service/gen
 	$(BIN)/python -m grpc_tools.protoc -Iproto \
@@ -35,19 +52,19 @@ proto: $(STAMP)
 		--py_out=src/schemaseek/service/gen --connectrpc_out=src/schemaseek/service/gen \
 		$$(cd proto && find . -name '*.proto' | sort | sed 's|^\./||')
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 
-typecheck: $(STAMP)
+typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(DEV_STAMP)
 	$(BIN)/python -m pytest; code=$$?; if [ $$code -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$code
 
 test: lint typecheck pytest
 
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python bench/search_latency.py
 
 clean:

@@ -1,6 +1,7 @@
 """Interfaces are leaves: the library never imports the CLI or the network service.
 
-* nothing outside ``schemaseek/cli/`` imports ``schemaseek.cli``;
+* nothing outside ``schemaseek/cli/`` imports ``schemaseek.cli``, except
+  ``schemaseek/__main__.py`` (``python -m schemaseek``, the command line's second door);
 * nothing outside ``schemaseek/service/`` imports ``schemaseek.service``, except the client
   (``schemaseek/client/``), which talks to the service over the wire and may import the
   generated protobuf code under ``schemaseek.service.gen`` only, and the CLI's ``serve``
@@ -22,6 +23,8 @@ SERVICE_IMPORTERS = {
     "schemaseek.cli.serve_command": ("schemaseek.service",),
 }
 CLIENT_MAY_IMPORT = ("schemaseek.service.gen",)
+#: Modules outside cli/ allowed to import the command line.
+CLI_IMPORTERS = ("schemaseek.__main__",)
 
 
 def _module_name(src: Path, path: Path) -> str:
@@ -61,7 +64,8 @@ def _violations(src: Path = SRC) -> list[str]:
         module = _module_name(src, path)
         for line, imported in _imports(src, path):
             where = f"{path.relative_to(src).as_posix()}:{line} imports {imported}"
-            if _within(imported, "schemaseek.cli") and not _within(module, "schemaseek.cli"):
+            outside_cli = not _within(module, "schemaseek.cli") and module not in CLI_IMPORTERS
+            if _within(imported, "schemaseek.cli") and outside_cli:
                 found.append(where)
             if not _within(imported, "schemaseek.service") or _within(module, "schemaseek.service"):
                 continue
@@ -97,11 +101,14 @@ def test_the_guard_sees_every_form_of_import(tmp_path: Path) -> None:
     (package / "service" / "e.py").write_text(
         "from schemaseek.cli.options import ResolvedSources\n"
     )
+    (package / "__main__.py").write_text("from schemaseek.cli import main\n")
+    (package / "f.py").write_text("from schemaseek.cli import main\n")
     assert _violations(tmp_path) == [
         "schemaseek/cli/d.py:1 imports schemaseek.service.server.serve",
         "schemaseek/client/c.py:2 imports schemaseek.service.convert",
         "schemaseek/engine/a.py:3 imports schemaseek.cli.options.ResolvedSources",
         "schemaseek/engine/a.py:5 imports schemaseek.service",
         "schemaseek/engine/b.py:1 imports schemaseek.service.units",
+        "schemaseek/f.py:1 imports schemaseek.cli.main",
         "schemaseek/service/e.py:1 imports schemaseek.cli.options.ResolvedSources",
     ]

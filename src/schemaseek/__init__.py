@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from schemaseek.config import SearchSettings
 from schemaseek.documents import DocKind, Document, Explanation, Hit, Related, SearchResponse
 from schemaseek.errors import (
     ConfigError,
@@ -26,9 +25,10 @@ from schemaseek.errors import (
     SchemaSeekError,
     SourceError,
 )
-from schemaseek.glossary import Glossary, load_glossary
 
 if TYPE_CHECKING:
+    from schemaseek.config import SearchSettings
+    from schemaseek.glossary import Glossary, load_glossary
     from schemaseek.index import SchemaIndex
     from schemaseek.sources.graphql import load_introspection, load_sdl
     from schemaseek.sources.sql import load_sql
@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _LAZY = {
+    "SearchSettings": "schemaseek.config",
+    "Glossary": "schemaseek.glossary",
+    "load_glossary": "schemaseek.glossary",
     "SchemaIndex": "schemaseek.index",
     "load_sdl": "schemaseek.sources.graphql",
     "load_introspection": "schemaseek.sources.graphql",
@@ -44,7 +47,8 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """Heavy modules (tantivy, faiss, onnxruntime, SQLAlchemy) load on first use."""
+    """Heavy modules (pydantic, tantivy, faiss, onnxruntime, SQLAlchemy) load on first use, so
+    that ``schemaseek --version`` and the command line start quickly."""
     if name in _LAZY:
         import importlib
 

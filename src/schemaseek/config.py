@@ -151,6 +151,8 @@ class SearchSettings(BaseSettings):
     embedding_base_url: str = "https://api.openai.com/v1"
     embedding_api_key_env: str = "OPENAI_API_KEY"
     embedding_dimensions: int = Field(default=1536, ge=1)
+    # remote (openai) provider: most document requests outstanding at once during a build
+    embedding_max_in_flight: int = Field(default=4, ge=1, le=64)
     query_embedding_timeout_s: float = Field(default=2.0, gt=0)
 
     @field_validator("type_role_weights")

@@ -34,6 +34,7 @@ READ = {
     "embedding_api_key_env",
     "embedding_dimensions",
     "embedding_batch_size",
+    "embedding_max_in_flight",
     "query_embedding_timeout_s",
     "query_prefix",
     "device",

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from http.server import BaseHTTPRequestHandler
 
 import numpy as np
 import pytest
@@ -23,68 +21,40 @@ from schemaseek.snapshots.fingerprint import fingerprint_of
 from schemaseek.snapshots.manager import SnapshotManager
 from schemaseek.snapshots.memory import MemoryStore
 from tests.engine.fakes import catalog
+from tests.helpers.http import FakeAPI
 
 KEY_ENV = "SCHEMASEEK_TEST_EMBEDDINGS_KEY"
 SECRET = "sk-test-9f8e7d6c5b4a"
 
 
-class EmbeddingServer:
+class EmbeddingServer(FakeAPI):
     """A threaded HTTP server speaking ``POST /v1/embeddings`` with the real local model."""
 
     def __init__(self, model: OnnxEmbeddingProvider) -> None:
+        super().__init__(wait=True)
         self.model = model
         self.truncate: int | None = None  # answer with vectors of this size
         self.delay_s = 0.0
         self.fail = False
         self.batch_sizes: list[int] = []
         self.auth: list[str | None] = []
-        self.in_flight = 0
-        self.max_in_flight = 0
-        self._lock = threading.Lock()
-        server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                server.handle(self)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = False  # server_close() waits for requests in progress
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def handle(self, request: BaseHTTPRequestHandler) -> None:
-        with self._lock:
-            self.in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        try:
-            body = json.loads(request.rfile.read(int(request.headers["Content-Length"])))
-            texts = body["input"]
-            self.batch_sizes.append(len(texts))
-            self.auth.append(request.headers.get("Authorization"))
-            time.sleep(self.delay_s if len(texts) == 1 else 0.02)
-            if self.fail or request.path != "/v1/embeddings":
-                payload, status = b'{"error": "unavailable"}', 503
-            else:
-                vectors = self.model.embed(texts)
-                if self.truncate is not None:
-                    vectors = vectors[:, : self.truncate]
-                data = [{"index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)]
-                data.reverse()  # clients must order by "index"
-                payload, status = json.dumps({"data": data, "model": body["model"]}).encode(), 200
-            request.send_response(status)
-            request.send_header("Content-Type", "application/json")
-            request.send_header("Content-Length", str(len(payload)))
-            request.end_headers()
-            request.wfile.write(payload)
-        finally:
-            with self._lock:
-                self.in_flight -= 1
+    def respond(self, request: BaseHTTPRequestHandler) -> None:
+        body = self.body(request)
+        texts = body["input"]
+        self.batch_sizes.append(len(texts))
+        self.auth.append(request.headers.get("Authorization"))
+        time.sleep(self.delay_s if len(texts) == 1 else 0.02)
+        if self.fail or request.path != "/v1/embeddings":
+            payload, status = b'{"error": "unavailable"}', 503
+        else:
+            vectors = self.model.embed(texts)
+            if self.truncate is not None:
+                vectors = vectors[:, : self.truncate]
+            data = [{"index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)]
+            data.reverse()  # clients must order by "index"
+            payload, status = json.dumps({"data": data, "model": body["model"]}).encode(), 200
+        self.answer(request, status, payload)
 
 
 @pytest.fixture()
@@ -92,8 +62,7 @@ def server(onnx_provider: OnnxEmbeddingProvider) -> Iterator[EmbeddingServer]:
     srv = EmbeddingServer(onnx_provider)
     srv.thread.start()
     yield srv
-    srv.httpd.shutdown()
-    srv.httpd.server_close()
+    srv.stop()
 
 
 @pytest.fixture()
@@ -126,6 +95,7 @@ def test_batches_of_64_with_two_in_flight(
 ) -> None:
     texts = [f"table number {i} with columns" for i in range(300)]
     seen: list[int] = []
+    remote.max_in_flight = 2  # the pool holds 4 threads: the bound applies below it
     vectors = remote.embed(texts, seen.append)
     assert vectors.shape == (300, 384)
     assert sorted(server.batch_sizes) == sorted([64, 64, 64, 64, 44])

@@ -42,14 +42,20 @@ def secret_url(postgres_database: str) -> str:
     return url.render_as_string(hide_password=False)
 
 
+#: what the commands wrote on stderr (progress lines, errors): checked for secrets too
+STDERR: list[str] = []
+
+
 def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
+    """Run the command line; returns stdout (one JSON object with --json)."""
     monkeypatch.setattr(sys, "argv", ["schemaseek", *args])
     try:
         main()
     except SystemExit as exc:
         assert exc.code in (0, 2, None)
     captured = capsys.readouterr()
-    return captured.out + captured.err
+    STDERR.append(captured.err)
+    return captured.out
 
 
 def test_secrets_never_leak(
@@ -61,6 +67,7 @@ def test_secrets_never_leak(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    STDERR.clear()
     monkeypatch.setenv("SS_GRAPHQL_TOKEN", f"Bearer {TOKEN}")
     monkeypatch.chdir(tmp_path)
     header = "Authorization: env:SS_GRAPHQL_TOKEN"
@@ -107,7 +114,7 @@ def test_secrets_never_leak(
     assert "failed after" in json.loads(text)["error"]["message"]
     outputs.append(text)
 
-    everything = "\n".join(outputs) + caplog.text
+    everything = "\n".join(outputs + STDERR) + caplog.text
     assert any(r.name.startswith(("httpx", "httpcore")) for r in caplog.records)
     for secret in (PASSWORD, TOKEN):
         assert secret not in everything

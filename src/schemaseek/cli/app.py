@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -33,8 +35,9 @@ from schemaseek.cli.snapshot_command import (
 from schemaseek.cli.source_params import with_source_options
 from schemaseek.documents import DocKind
 from schemaseek.errors import SchemaSeekError
-from schemaseek.index import SchemaIndex
-from schemaseek.query.pipeline import MODES
+
+if TYPE_CHECKING:
+    from schemaseek.index import SchemaIndex
 
 app = typer.Typer(
     name="schemaseek",
@@ -43,6 +46,28 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from schemaseek import __version__
+
+        sys.stdout.write(f"schemaseek {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Find the GraphQL operations, types and SQL tables that answer a business question."""
+
+
 app.command(name="eval")(eval_command)
 app.command(name="mcp")(mcp_command)
 app.command(name="serve")(serve_command)
@@ -52,10 +77,12 @@ app.add_typer(glossary_app, name="glossary")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
-def _build(options: SourceOptions, progress: bool) -> tuple[SchemaIndex, str]:
+def _build(options: SourceOptions) -> tuple[SchemaIndex, str]:
+    from schemaseek.index import SchemaIndex
+
     selection = resolve(options)
     index = SchemaIndex(selection.sources, glossary=selection.glossary, settings=selection.settings)
-    with build_progress(progress) as update:
+    with build_progress() as update:
         report = index.build(update)
     if report.degraded:
         stderr.print("[yellow]warning:[/] vectors unavailable; keyword + glossary only")
@@ -80,12 +107,14 @@ def search(
 
     Example: schemaseek search "royalty payments for Sony" --demo --explain
     """
+    from schemaseek.query.pipeline import MODES
+
     if mode not in MODES:
         raise SchemaSeekError(f"--mode must be one of {', '.join(MODES)}")
     if snapshot_dir is not None:
         index = search_index(resolve(sources), snapshot_dir)
     else:
-        index, _label = _build(sources, progress=not json_out)
+        index, _label = _build(sources)
     response = index.search(question, limit=limit, mode=mode, kinds=kind or ())
     if json_out:
         print_json(with_root_paths(index, response))
@@ -105,12 +134,14 @@ def index(
 
     Example: schemaseek index --sdl schema.graphql --json
     """
+    from schemaseek.index import SchemaIndex
+
     selection = resolve(sources)
     if snapshot_dir is not None:
         index_with_snapshots(selection, snapshot_dir, json_out)
         return
     built = SchemaIndex(selection.sources, glossary=selection.glossary, settings=selection.settings)
-    with build_progress(not json_out) as update:
+    with build_progress() as update:
         report = built.build(update)
     if json_out:
         print_json(report_dict(report))
@@ -122,29 +153,46 @@ def index(
 def demo(
     explain: Annotated[bool, typer.Option("--explain/--no-explain")] = True,
     limit: Annotated[int, typer.Option("--limit", "-n")] = 5,
+    export: Annotated[
+        Path | None,
+        typer.Option(
+            "--export",
+            help="Write the demo as files into this folder instead (schema.graphql, music.db, "
+            "glossary.json, schemaseek.toml).",
+        ),
+    ] = None,
 ) -> None:
     """Index the embedded demo and answer its sample questions.
 
     Example: schemaseek demo --limit 3
-    """
-    from schemaseek.sources.demo import demo_questions
 
-    built, _ = _build(SourceOptions(demo=True), progress=True)
+    Example: schemaseek demo --export .   (then: schemaseek search "royalties" --config
+    schemaseek.toml)
+    """
+    from schemaseek.sources.demo import demo_questions, export_demo
+
+    if export is not None:
+        for path in export_demo(export):
+            stdout.print(f"wrote {path}", markup=False, highlight=False)
+        return
+
+    built, _ = _build(SourceOptions(demo=True))
     stdout.print(f"[bold]schemaseek demo[/]: {len(built.documents)} documents indexed")
     for question in demo_questions():
         print_response(built.search(question, limit=limit), explain)
 
 
 def main() -> None:
-    """Entry point: clear one-line errors (JSON with --json) and exit code 2 for bad input."""
+    """Entry point: clear one-line errors (JSON with --json) and exit code 2 for bad input,
+    bad settings (``SCHEMASEEK_*``) and a port in use; never a traceback for those."""
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
     try:
         # without standalone mode click returns a command's exit code instead of exiting
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="schemaseek")
     except SchemaSeekError as exc:
-        _fail(str(exc), type(exc).__name__)
+        _fail("; ".join([str(exc), *getattr(exc, "__notes__", ())]), type(exc).__name__)
     except typer.Abort:
         sys.exit(130)
     except Exception as exc:
@@ -153,13 +201,33 @@ def main() -> None:
         if callable(show) and isinstance(exit_code, int):
             show()
             sys.exit(exit_code)
+        if type(exc).__module__.startswith("pydantic") and hasattr(exc, "errors"):
+            _fail(settings_problem(exc), "ConfigError")
         raise
     sys.exit(code if isinstance(code, int) else 0)
 
 
+def settings_problem(exc: Any) -> str:
+    """One line for a pydantic ``ValidationError`` of the settings, naming the environment
+    variable that holds the bad value (``SCHEMASEEK_RRF_K='abc': ...``)."""
+    parts = []
+    for error in exc.errors()[:5]:
+        field = ".".join(str(p) for p in error["loc"])
+        variable = f"SCHEMASEEK_{str(error['loc'][0]).upper()}" if error["loc"] else ""
+        if variable in os.environ:
+            parts.append(f"{variable}={os.environ[variable]!r}: {error['msg']}")
+        else:
+            parts.append(f"setting {field or exc.title}: {error['msg']}")
+    return "invalid configuration: " + "; ".join(parts)
+
+
 def _fail(message: str, kind: str) -> None:
+    """Print ``error: message`` on one line, the message verbatim (no rich markup: a
+    ``pip install 'schemaseek[postgres]'`` hint stays as it is), and exit 2."""
     if "--json" in sys.argv:
         print_json({"error": {"type": kind, "message": message}})
     else:
-        stderr.print(f"[red]error:[/] {message}")
+        from rich.text import Text
+
+        stderr.print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)
     sys.exit(2)

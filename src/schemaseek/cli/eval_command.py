@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -20,26 +20,16 @@ from schemaseek.cli.eval_gates import (
     print_gates,
 )
 from schemaseek.cli.output import build_progress, print_json, stderr, stdout
-from schemaseek.config import SearchSettings, default_cache_dir
 from schemaseek.documents import DocKind
-from schemaseek.embedding.base import EmbeddingProvider
-from schemaseek.embedding.disk_cache import DiskCachedProvider
 from schemaseek.errors import ConfigError
-from schemaseek.evaluation.datasets import (
-    Question,
-    gold_label,
-    load_graphql_questions,
-    load_sql_questions,
-    resolve_dataset,
-    sample,
-)
-from schemaseek.evaluation.junit import write_junit
-from schemaseek.evaluation.metrics import METRIC_NAMES
-from schemaseek.evaluation.runner import EvalResult, evaluate
-from schemaseek.glossary import Glossary, load_glossary
-from schemaseek.sources.base import SourceSchema
 
-DEFAULT_CACHE_DIR = default_cache_dir() / "embeddings"
+if TYPE_CHECKING:  # imported when the command runs (SQLAlchemy, numpy ...): start-up stays light
+    from schemaseek.embedding.base import EmbeddingProvider
+    from schemaseek.embedding.disk_cache import DiskCachedProvider
+    from schemaseek.evaluation.datasets import Question
+    from schemaseek.evaluation.runner import EvalResult
+    from schemaseek.glossary import Glossary
+    from schemaseek.sources.base import SourceSchema
 
 
 class ModeChoice(StrEnum):
@@ -115,12 +105,12 @@ def eval_command(
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     cache_dir: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--cache-dir",
             help="Where document vectors are cached (default ~/.cache/schemaseek/embeddings).",
         ),
-    ] = DEFAULT_CACHE_DIR,
+    ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Embed every document again.")
     ] = False,
@@ -140,6 +130,11 @@ def eval_command(
 
     Example: schemaseek eval --demo --fail-under recall@10=0.8 --baseline base.json --junit eval.xml
     """
+    from schemaseek.config import SearchSettings, default_cache_dir
+    from schemaseek.embedding.disk_cache import DiskCachedProvider
+    from schemaseek.evaluation.runner import evaluate
+    from schemaseek.glossary import Glossary, load_glossary
+
     gate_spec = GateSpec.of(fail_under, baseline, tolerance)
     choice = _Choice(dataset, catalog, sdl, introspection, demo, config)
     inputs = _inputs(choice, queries, gold, limit_queries)
@@ -152,8 +147,9 @@ def eval_command(
 
         provider = provider_from_settings(settings)
         if not no_cache:
-            provider = cache = DiskCachedProvider(provider, cache_dir)
-    with build_progress(not json_out) as update:
+            where = cache_dir or default_cache_dir() / "embeddings"
+            provider = cache = DiskCachedProvider(provider, where)
+    with build_progress() as update:
         result = evaluate(
             inputs.sources,
             inputs.questions,
@@ -169,6 +165,8 @@ def eval_command(
         )
     gates = gate_spec.check(result)
     if junit is not None:
+        from schemaseek.evaluation.junit import write_junit
+
         write_junit(junit, result, gates)
     if json_out:
         print_json(result.to_json() | gates_json(gates))
@@ -220,6 +218,7 @@ def _inputs(choice: _Choice, queries: Path | None, gold: GoldChoice, limit: int 
         return _project_inputs(choice.config, queries, gold, limit)
     if choice.sdl is not None or choice.introspection is not None:
         return _graphql_inputs(choice.sdl, choice.introspection, queries, gold, limit)
+    from schemaseek.evaluation.datasets import gold_label, load_sql_questions, resolve_dataset
     from schemaseek.sources.catalog import load_catalog
 
     where = dataset if dataset is not None else catalog
@@ -242,6 +241,7 @@ def _graphql_inputs(
     gold: GoldChoice,
     limit: int | None,
 ) -> _Inputs:
+    from schemaseek.evaluation.datasets import load_graphql_questions
     from schemaseek.sources.graphql import load_introspection, load_sdl
 
     if queries is None:
@@ -258,6 +258,8 @@ def _project_inputs(
     config: Path | None, queries: Path | None, gold: GoldChoice, limit: int | None
 ) -> _Inputs:
     """The demo's, or a ``schemaseek.toml``'s, sources, glossary and labelled questions."""
+    from schemaseek.evaluation.datasets import load_graphql_questions, sample
+
     if gold != GoldChoice.TABLES:
         raise ConfigError("--gold applies to SQL datasets only")
     if config is None:
@@ -282,6 +284,8 @@ def _stem(path: Path) -> str:
 
 
 def _print_result(result: EvalResult) -> None:
+    from schemaseek.evaluation.metrics import METRIC_NAMES
+
     title = (
         f"{result.dataset} — {result.scope}, {result.queries} questions, gold: {result.gold}"
         + (f", {result.skipped} skipped (no gold)" if result.skipped else "")

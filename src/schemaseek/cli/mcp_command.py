@@ -17,8 +17,8 @@ from typing import Annotated
 import typer
 
 from schemaseek.cli.options import SourceOptions, resolve
+from schemaseek.cli.output import log_progress
 from schemaseek.cli.source_params import with_source_options
-from schemaseek.index import SchemaIndex
 
 logger = logging.getLogger("schemaseek.mcp")
 
@@ -39,6 +39,7 @@ def mcp_command(
     Example: schemaseek mcp --demo   (register this command in your MCP client's configuration)
     """
     from schemaseek.feedback import FeedbackStore
+    from schemaseek.index import SchemaIndex
     from schemaseek.mcp.served import ServedIndexes
     from schemaseek.mcp.server import build_server, run_stdio
 
@@ -50,7 +51,7 @@ def mcp_command(
 
     def build() -> None:
         try:
-            report = index.build()
+            report = index.build(log_progress())  # stdout is the protocol: lines on stderr
             if store is not None:
                 ServedIndexes.of(index).replay(store.events())
             degraded = " (degraded: keyword + glossary only)" if report.degraded else ""

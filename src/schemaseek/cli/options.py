@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from schemaseek.config import SearchSettings
-from schemaseek.errors import ConfigError
-from schemaseek.glossary import Glossary, load_glossary
-from schemaseek.project import load_project, load_source
-from schemaseek.sources.base import SourceSchema
+from schemaseek.errors import ConfigError, SourceError
+
+if TYPE_CHECKING:  # imported when a command runs, so that start-up stays light
+    from schemaseek.config import SearchSettings
+    from schemaseek.glossary import Glossary
+    from schemaseek.sources.base import SourceSchema
 
 DEFAULT_CONFIG = Path("schemaseek.toml")
 
@@ -44,6 +46,9 @@ class ResolvedSources:
 
 def resolve(options: SourceOptions) -> ResolvedSources:
     """Turn options into sources. Without a source option: ./schemaseek.toml, else the demo."""
+    from schemaseek.config import SearchSettings
+    from schemaseek.glossary import Glossary, load_glossary
+
     chosen = [
         name
         for name, given in (
@@ -79,10 +84,26 @@ def resolve(options: SourceOptions) -> ResolvedSources:
     else:
         label, sources = _single_source(options)
     if options.glossary is not None:
+        if not options.glossary.is_file():
+            raise ConfigError(f"glossary file {options.glossary} not found")
         glossary = load_glossary(options.glossary)
     if options.no_glossary:
         glossary = Glossary()
+    for source in sources:
+        if not source.documents:
+            raise SourceError(_nothing_in(source))
     return ResolvedSources(label, sources, glossary, settings)
+
+
+def _nothing_in(source: SourceSchema) -> str:
+    """Why an empty source is an error, and what to try."""
+    where = source.raw.get("url") or source.name
+    if source.kind != "sql":
+        return f"source {source.name!r} ({where}) has no types or fields to index"
+    return (
+        f"source {source.name!r} ({where}) has no tables to index: check the database, "
+        "--schema and --allow/--block"
+    )
 
 
 def _single_source(options: SourceOptions) -> tuple[str, list[SourceSchema]]:
@@ -113,6 +134,11 @@ def _single_source(options: SourceOptions) -> tuple[str, list[SourceSchema]]:
 
 
 def _from_config(path: Path) -> tuple[str, list[SourceSchema], Glossary, SearchSettings]:
+    from schemaseek.project import load_project, load_source
+
     project = load_project(path)
+    where = project.glossary_path()
+    if where is not None and not where.is_file():
+        raise ConfigError(f"config file {path}: glossary file {where} not found")
     sources = [load_source(src, project) for src in project.sources]
     return str(path), sources, project.load_glossary(), project.settings()

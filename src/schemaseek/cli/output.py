@@ -6,14 +6,18 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from schemaseek.documents import SearchResponse
-from schemaseek.index import BuildReport, SchemaIndex
+from schemaseek.progress import LogProgress
+
+if TYPE_CHECKING:
+    from schemaseek.index import BuildReport, SchemaIndex
 
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True)
@@ -23,11 +27,26 @@ def print_json(payload: Any) -> None:
     sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
 
 
+def log_progress() -> LogProgress:
+    """Progress as periodic ``schemaseek: stage: done/total`` lines on stderr."""
+
+    def emit(line: str) -> None:
+        sys.stderr.write(f"schemaseek: {line}\n")
+        sys.stderr.flush()
+
+    return LogProgress(emit)
+
+
 @contextmanager
-def build_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
-    """A progress bar per build stage on stderr; yields the callback for ``SchemaIndex.build``."""
+def build_progress(enabled: bool = True) -> Iterator[Callable[[str, int, int], None] | None]:
+    """Progress of long steps on stderr — a bar per stage on a terminal, periodic log lines
+    otherwise (:mod:`schemaseek.progress`); yields the ``progress(stage, done, total)``
+    callback (None when not ``enabled``)."""
     if not enabled:
         yield None
+        return
+    if not stderr.is_terminal:
+        yield log_progress()
         return
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -62,29 +81,34 @@ def report_dict(report: BuildReport) -> dict[str, Any]:
 
 def print_report(report: BuildReport) -> None:
     stdout.print(
-        f"indexed [bold]{report.documents}[/] documents from {', '.join(report.sources)} "
+        f"indexed [bold]{report.documents}[/] documents from {escape(', '.join(report.sources))} "
         f"({report.edges} edges, {report.embedded} embedded, "
         f"glossary {report.glossary_entries} entries) in {report.took_s:.2f} s"
         + ("  [yellow]degraded: keyword + glossary only[/]" if report.degraded else "")
     )
     if report.glossary_missing:
         stdout.print(
-            "[yellow]glossary targets not in the index:[/] " + ", ".join(report.glossary_missing)
+            "[yellow]glossary targets not in the index:[/] "
+            + escape(", ".join(report.glossary_missing))
         )
 
 
 def print_response(response: SearchResponse, explain: bool) -> None:
-    title = f"{response.query!r} — {response.mode}, {response.took_ms:.1f} ms"
+    # user text (questions, ids, glossary terms, queries) is escaped: rich markup never eats it
+    title = f"{escape(repr(response.query))} — {response.mode}, {response.took_ms:.1f} ms"
     if response.degraded:
         title += " [yellow](degraded: keyword + glossary)[/]"
     table = Table(title=title, title_justify="left", show_lines=explain)
-    table.add_column("#", justify="right")
-    table.add_column("id", style="bold")
-    table.add_column("kind")
-    table.add_column("source")
-    table.add_column("score", justify="right")
+    longest = max((len(hit.id) for hit in response.hits), default=2)
+    # ids are never cut: the id column is as wide as the longest (folded, never "…", should
+    # a terminal be narrower); the other columns keep their words whole
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("id", style="bold", overflow="fold", min_width=longest)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("source", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
     if explain:
-        table.add_column("why")
+        table.add_column("why", min_width=20)
     for position, hit in enumerate(response.hits, start=1):
         row = [
             str(position),
@@ -95,11 +119,22 @@ def print_response(response: SearchResponse, explain: bool) -> None:
         ]
         if explain:
             row.append(_why(hit.explanation.to_dict(), [r.id for r in hit.related]))
-        table.add_row(*row)
-    stdout.print(table)
+        table.add_row(*(escape(cell) for cell in row))
+    _wide_enough(stdout, table).print(table)
     for example in response.examples:
-        stdout.print(f"[green]curated example[/] for {example['question']!r}:")
-        stdout.print(f"  {example['query']}", highlight=False)
+        stdout.print(f"[green]curated example[/] for {escape(repr(example['question']))}:")
+        stdout.print(f"  {example['query']}", highlight=False, markup=False)
+
+
+def _wide_enough(console: Console, table: Table) -> Console:
+    """``console``, or when its output is not a terminal (a pipe, a file: rich assumes 80
+    columns) and the table needs more, a console as wide as the table needs."""
+    if console.is_terminal:
+        return console
+    needed = console.measure(table, options=console.options.update(max_width=100_000)).minimum
+    if needed <= console.width:
+        return console
+    return Console(file=console.file, soft_wrap=True, width=needed, no_color=console.no_color)
 
 
 def _why(explanation: dict[str, Any], related: list[str]) -> str:

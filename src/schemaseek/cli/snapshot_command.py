@@ -10,23 +10,21 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
-from schemaseek.cli.options import ResolvedSources
-from schemaseek.cli.output import stdout
-from schemaseek.config import SearchSettings
-from schemaseek.embedding.factory import breaker_config, provider_from_settings
-from schemaseek.engine import EngineReport, SourceEngine
+from schemaseek.cli.output import build_progress, stdout
 from schemaseek.errors import ConfigError
-from schemaseek.glossary_lint import warn_unresolved
-from schemaseek.index import SchemaIndex
-from schemaseek.snapshots.manager import SnapshotManager
-from schemaseek.snapshots.manifest import SnapshotError
-from schemaseek.snapshots.retention import RetentionPolicy
-from schemaseek.snapshots.store import open_store
-from schemaseek.sources.base import SourceSchema
+
+if TYPE_CHECKING:  # imported when a command runs, so that start-up stays light
+    from schemaseek.cli.options import ResolvedSources
+    from schemaseek.config import SearchSettings
+    from schemaseek.engine import SourceEngine
+    from schemaseek.index import SchemaIndex
+    from schemaseek.snapshots.manager import SnapshotManager
+    from schemaseek.sources.base import SourceSchema
 
 __all__ = ["SnapshotDirOpt", "index_with_snapshots", "search_index", "snapshot_app"]
 
@@ -45,6 +43,11 @@ snapshot_app = typer.Typer(help="List, verify and roll back snapshot generations
 
 def open_manager(location: str | None, settings: SearchSettings | None = None) -> SnapshotManager:
     """The manager of ``location`` (or the configured snapshot directory)."""
+    from schemaseek.config import SearchSettings
+    from schemaseek.snapshots.manager import SnapshotManager
+    from schemaseek.snapshots.retention import RetentionPolicy
+    from schemaseek.snapshots.store import open_store
+
     settings = settings or SearchSettings()
     where = location or settings.snapshot_dir
     if not where:
@@ -56,22 +59,30 @@ def open_manager(location: str | None, settings: SearchSettings | None = None) -
 
 
 def _engines(selection: ResolvedSources, manager: SnapshotManager) -> list[SourceEngine]:
-    """One started engine per source (warm from the newest valid generation when possible)."""
+    """One started engine per source (warm from the newest valid generation when possible),
+    their progress (embedding, snapshot load and save) on stderr."""
+    from schemaseek.embedding.factory import breaker_config, provider_from_settings
+    from schemaseek.engine import SourceEngine
+
     settings = selection.settings
     provider = provider_from_settings(settings)
     engines = []
-    for schema in selection.sources:
-        engine = SourceEngine(
-            schema.name,
-            _constant(schema),
-            provider=provider,
-            glossary=selection.glossary.narrowed_to(schema),
-            settings=settings,
-            snapshots=manager,
-            breaker=breaker_config(settings),
-        )
-        engine.init(wait=True)
-        engines.append(engine)
+    with build_progress() as progress:
+        for schema in selection.sources:
+            engine = SourceEngine(
+                schema.name,
+                _constant(schema),
+                provider=provider,
+                glossary=selection.glossary.narrowed_to(schema),
+                settings=settings,
+                snapshots=manager,
+                breaker=breaker_config(settings),
+                progress=progress,
+            )
+            engine.init(wait=True)
+            engines.append(engine)
+    from schemaseek.glossary_lint import warn_unresolved
+
     warn_unresolved(selection.glossary, selection.sources)
     return engines
 
@@ -82,6 +93,8 @@ def _constant(schema: SourceSchema) -> Callable[[], SourceSchema]:
 
 def index_with_snapshots(selection: ResolvedSources, location: str | None, json_out: bool) -> None:
     """``index --snapshot-dir``: one line per source (JSON Lines with ``--json``)."""
+    from schemaseek.engine import EngineReport
+
     manager = open_manager(location, selection.settings)
     for engine in _engines(selection, manager):
         report = engine.last_report or EngineReport(engine.name, 0, 0, 0)
@@ -90,9 +103,10 @@ def index_with_snapshots(selection: ResolvedSources, location: str | None, json_
             sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False) + "\n")
         else:
             stdout.print(
-                f"[bold]{report.source}[/]: {report.documents} documents, {report.embedded} "
-                f"embedded, {report.reused} reused → generation {report.generation} "
-                f"in {report.took_s:.2f} s" + (f"  [red]{report.error}[/]" if report.error else "")
+                f"[bold]{escape(report.source)}[/]: {report.documents} documents, "
+                f"{report.embedded} embedded, {report.reused} reused → generation "
+                f"{report.generation} in {report.took_s:.2f} s"
+                + (f"  [red]{escape(report.error)}[/]" if report.error else "")
             )
 
 
@@ -100,6 +114,8 @@ def search_index(selection: ResolvedSources, location: str | None) -> SchemaInde
     """``search --snapshot-dir``: the sources served from their newest valid generations (only
     documents whose content changed since are embedded); several sources are merged into one
     index reusing every stored vector."""
+    from schemaseek.index import SchemaIndex
+
     manager = open_manager(location, selection.settings)
     engines = _engines(selection, manager)
     if len(engines) == 1:
@@ -110,7 +126,8 @@ def search_index(selection: ResolvedSources, location: str | None) -> SchemaInde
         provider=engines[0].provider,
         settings=selection.settings,
     )
-    merged.build(reuse=[engine.index for engine in engines])  # every stored vector is reused
+    with build_progress() as progress:  # every stored vector is reused
+        merged.build(progress, reuse=[engine.index for engine in engines])
     for engine in engines:
         engine.destroy()
     return merged
@@ -124,7 +141,7 @@ def _print(rows: list[dict[str, Any]], json_out: bool, columns: list[str]) -> No
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
         return
     for row in rows:
-        stdout.print("  ".join(f"{row.get(c)}" for c in columns), highlight=False)
+        stdout.print("  ".join(f"{row.get(c)}" for c in columns), highlight=False, markup=False)
 
 
 @snapshot_app.command("list")
@@ -167,6 +184,8 @@ def verify_command(
 
     Example: schemaseek snapshot verify --snapshot-dir D --source music_api
     """
+    from schemaseek.snapshots.manifest import SnapshotError
+
     manager = open_manager(snapshot_dir)
     rows = []
     for name in [source] if source else manager.sources():

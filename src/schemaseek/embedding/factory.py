@@ -33,7 +33,8 @@ def provider_from_settings(settings: SearchSettings) -> EmbeddingProvider:
     ``"onnx"``: the local all-MiniLM-L6-v2 model with ``device``, ``embedding_batch_size`` and
     ``query_prefix``. ``"openai"``: an OpenAI-compatible server with ``embedding_model``,
     ``embedding_base_url``, ``embedding_dimensions``, ``embedding_api_key_env``,
-    ``embedding_batch_size``, ``query_embedding_timeout_s`` and ``query_prefix``.
+    ``embedding_batch_size``, ``embedding_max_in_flight``, ``query_embedding_timeout_s`` and
+    ``query_prefix``.
     """
     if settings.embedding_provider == "openai":
         return create_provider(
@@ -43,6 +44,7 @@ def provider_from_settings(settings: SearchSettings) -> EmbeddingProvider:
             base_url=settings.embedding_base_url,
             api_key_env=settings.embedding_api_key_env,
             batch_size=settings.embedding_batch_size,
+            max_in_flight=settings.embedding_max_in_flight,
             query_timeout_s=settings.query_embedding_timeout_s,
             query_prefix=settings.query_prefix,
         )
@@ -76,14 +78,15 @@ def create_provider(
     base_url: str | None = None,
     api_key_env: str | None = None,
     query_timeout_s: float | None = None,
+    max_in_flight: int | None = None,
 ) -> EmbeddingProvider:
     """Build the embedding provider called ``name``.
 
     ``"onnx"`` is the local all-MiniLM-L6-v2 model; ``device`` applies to it only (default
     ``"cpu"``). ``"openai"`` is any OpenAI-compatible ``/v1/embeddings`` server; ``model``,
-    ``base_url``, ``api_key_env`` and ``query_timeout_s`` apply to it only (defaults: those of
-    :class:`~schemaseek.embedding.openai_compat.OpenAICompatibleProvider`). ``dimensions``
-    (default: the backend's), ``batch_size`` and ``query_prefix`` apply to both.
+    ``base_url``, ``api_key_env``, ``query_timeout_s`` and ``max_in_flight`` apply to it only
+    (defaults: those of :class:`~schemaseek.embedding.openai_compat.OpenAICompatibleProvider`).
+    ``dimensions`` (default: the backend's), ``batch_size`` and ``query_prefix`` apply to both.
 
     Raises:
         ConfigError: unknown ``name`` (the message lists the valid ones), an option the backend
@@ -92,7 +95,9 @@ def create_provider(
     key = name.strip().lower()
     if key == "onnx":
         remote: dict[str, object] = {"model": model, "base_url": base_url}
-        remote.update(api_key_env=api_key_env, query_timeout_s=query_timeout_s)
+        remote.update(
+            api_key_env=api_key_env, query_timeout_s=query_timeout_s, max_in_flight=max_in_flight
+        )
         _reject(name, [option for option, value in remote.items() if value is not None])
         from schemaseek.embedding.onnx import DEFAULT_DIMENSIONS, OnnxEmbeddingProvider
 
@@ -112,6 +117,9 @@ def create_provider(
             base_url=openai_compat.DEFAULT_BASE_URL if base_url is None else base_url,
             api_key_env=openai_compat.DEFAULT_API_KEY_ENV if api_key_env is None else api_key_env,
             batch_size=batch_size,
+            max_in_flight=openai_compat.DEFAULT_MAX_IN_FLIGHT
+            if max_in_flight is None
+            else max_in_flight,
             query_timeout_s=(
                 openai_compat.DEFAULT_QUERY_TIMEOUT_S
                 if query_timeout_s is None

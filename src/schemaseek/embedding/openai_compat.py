@@ -13,8 +13,11 @@
   nothing of the wrong size is ever stored and search stays lexical.
 * **Deadlines**: a query embedding must finish within ``query_timeout_s`` (default 2 s, the
   whole request, not per phase); document batches use ``timeout_s``.
-* **Batching**: documents go in batches of ``batch_size`` (64) with at most ``max_in_flight``
-  (2) requests outstanding; input order is kept.
+* **Batching and concurrency** (cold builds against TEI, vLLM, Ollama ...): documents go in
+  batches of ``batch_size`` (64) with at most ``max_in_flight`` (4, the setting
+  ``embedding_max_in_flight``) requests outstanding, so the server batches across them; rows
+  land in input order whatever order the answers come in. A batch the server refuses as too large
+  (HTTP 413, as TEI does past its ``--max-client-batch-size``) is split in halves and retried.
 
 Vectors are L2-normalised on arrival, as the provider protocol promises.
 """
@@ -41,6 +44,7 @@ DEFAULT_DIMENSIONS = 1536
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 DEFAULT_QUERY_TIMEOUT_S = 2.0
+DEFAULT_MAX_IN_FLIGHT = 4
 
 
 class OpenAICompatibleProvider:
@@ -71,7 +75,7 @@ class OpenAICompatibleProvider:
         api_key_env: str = DEFAULT_API_KEY_ENV,
         request_dimensions: bool = False,
         batch_size: int = 64,
-        max_in_flight: int = 2,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         query_timeout_s: float = DEFAULT_QUERY_TIMEOUT_S,
         timeout_s: float = 60.0,
         query_prefix: str = "",
@@ -146,7 +150,7 @@ class OpenAICompatibleProvider:
                 if len(pending) >= self.max_in_flight:
                     done_count += self._collect(pending, out, progress, done_count)
                 batch = list(texts[start : start + self.batch_size])
-                pending[self._bulk.submit(self._request, batch, None)] = start
+                pending[self._bulk.submit(self._request_split, batch)] = start
             while pending:
                 done_count += self._collect(pending, out, progress, done_count)
         finally:
@@ -202,6 +206,20 @@ class OpenAICompatibleProvider:
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
+    def _request_split(self, texts: list[str]) -> Vectors:
+        """One document batch; halves of it, recursively, while the server says too large."""
+        try:
+            return self._request(texts, None)
+        except _TooLarge:
+            if len(texts) == 1:
+                raise EmbeddingError(
+                    f"{self.base_url}/embeddings refused a single text as too large (HTTP 413)"
+                ) from None
+        half = len(texts) // 2
+        return np.concatenate(
+            [self._request_split(texts[:half]), self._request_split(texts[half:])]
+        )
+
     def _request(self, texts: list[str], timeout: float | None) -> Vectors:
         payload: dict[str, Any] = {"model": self.model, "input": texts, "encoding_format": "float"}
         if self.request_dimensions:
@@ -220,6 +238,8 @@ class OpenAICompatibleProvider:
             raise EmbeddingError(
                 f"embedding request to {url} failed: {type(exc).__name__}"
             ) from None
+        if response.status_code == 413:
+            raise _TooLarge()
         if response.status_code >= 400:
             raise EmbeddingError(
                 f"embedding request to {url} answered HTTP {response.status_code}: "
@@ -251,3 +271,7 @@ class OpenAICompatibleProvider:
             raise EmbeddingError("embeddings contain NaN or infinite values")
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return np.ascontiguousarray(matrix / np.maximum(norms, 1e-12), dtype=np.float32)
+
+
+class _TooLarge(Exception):
+    """The server answered 413: the batch is larger than it takes."""

@@ -33,6 +33,7 @@ from schemaseek.engine.report import EngineCancelled, EngineReport, EngineState
 from schemaseek.errors import ConfigError, EmbeddingError, SnapshotError
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
+from schemaseek.progress import StageProgress
 from schemaseek.query.filters import SearchFilter
 from schemaseek.query.rerank import Reranker
 from schemaseek.query.state import Mode
@@ -58,6 +59,9 @@ class SourceEngine:
             (default the same). ``breaker=None`` uses the provider unguarded.
         embed_batch: documents per provider call; cancellation is checked between calls.
         clock: monotonic clock for the breakers (tests).
+        progress: told ``(stage, done, total)`` while embedding (``embedding <name>``, per
+            batch) and loading or saving a snapshot (``snapshot load <name>``, ``snapshot
+            save <name>``); see :mod:`schemaseek.progress`.
     """
 
     def __init__(
@@ -74,8 +78,10 @@ class SourceEngine:
         reranker: Reranker | None = None,
         embed_batch: int = 256,
         clock: Callable[[], float] = time.monotonic,
+        progress: StageProgress | None = None,
     ) -> None:
         self.name = name
+        self.progress = progress
         self._fetch = fetch
         self.breakers: BreakerProvider | None = None
         if provider is not None and breaker is not None:
@@ -103,7 +109,8 @@ class SourceEngine:
         """The fencing token saves carry (set by :mod:`schemaseek.cluster` while it holds the
         source's build lease); None: saves are not fenced."""
         self.on_progress: Callable[[str, int, int], None] | None = None
-        """Called on the worker with ``(phase, done, total)`` while documents are embedded."""
+        """Called on the worker with ``(stage, done, total)``: embedding, snapshot load and
+        save (see :meth:`report_progress`)."""
 
     # -- state ----------------------------------------------------------------------------
 
@@ -350,6 +357,7 @@ class SourceEngine:
         assert self.provider is not None
         dimensions = self.provider.dimensions
         out = np.empty((len(docs), dimensions), dtype=np.float32)
+        self.report_progress("embedding", 0, len(docs))
         for start in range(0, len(docs), self.embed_batch):
             self._check_cancel()
             batch = docs[start : start + self.embed_batch]
@@ -357,9 +365,16 @@ class SourceEngine:
             if rows.shape != (len(batch), dimensions):
                 raise EmbeddingError(f"the provider returned shape {rows.shape} for {len(batch)}")
             out[start : start + len(batch)] = rows
-            if self.on_progress is not None:
-                self.on_progress("embedding", start + len(batch), len(docs))
+            self.report_progress("embedding", start + len(batch), len(docs))
         return out
+
+    def report_progress(self, stage: str, done: int, total: int) -> None:
+        """Tell ``progress`` (the display, if any) and ``on_progress`` (a coordinator's hook,
+        if any) how far ``stage`` of this engine is."""
+        if self.progress is not None:
+            self.progress(f"{stage} {self.name}", done, total)
+        if self.on_progress is not None:
+            self.on_progress(stage, done, total)
 
     def _vector_index(self, ids: list[str], docs: list[Document]) -> VectorIndex:
         """A complete vector index for ``docs`` (graph built now when large enough)."""

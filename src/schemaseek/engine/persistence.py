@@ -35,6 +35,7 @@ def load_snapshot(engine: SourceEngine, generation: str | None = None) -> bool:
             vectors=bool(g.manifest.vectors),
         )
 
+    engine.report_progress("snapshot load", 0, 1)
     if generation is not None:
         loaded = engine.snapshots.load_generation(
             engine.name, engine.fingerprint, generation, restore
@@ -42,8 +43,10 @@ def load_snapshot(engine: SourceEngine, generation: str | None = None) -> bool:
     else:
         found = engine.snapshots.load(engine.name, engine.fingerprint, restore)
         if found is None:
+            engine.report_progress("snapshot load", 1, 1)
             return False
         loaded = found
+    engine.report_progress("snapshot load", 1, 1)
     engine.generation = loaded.generation.manifest.generation
     return True
 
@@ -56,6 +59,7 @@ def save_snapshot(engine: SourceEngine) -> str | None:
     index = engine.index
     if engine.snapshots is None or engine.fingerprint is None or index.degraded:
         return None
+    engine.report_progress("snapshot save", 0, 1)
     try:
         files = index.export_files()
         manifest = engine.snapshots.save(
@@ -71,7 +75,9 @@ def save_snapshot(engine: SourceEngine) -> str | None:
         )
     except Exception as exc:  # serving goes on; the next change saves again
         logger.warning("saving a snapshot of source %r failed: %s", engine.name, exc)
+        engine.report_progress("snapshot save", 1, 1)
         return str(exc)
+    engine.report_progress("snapshot save", 1, 1)
     engine.generation = manifest.generation
     index.adopt_keyword_files(files)
     return None

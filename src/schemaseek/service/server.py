@@ -6,9 +6,11 @@ per :class:`~schemaseek.shutdown.GracefulShutdown`."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import signal
+import socket
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +27,10 @@ from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.factory import breaker_config, provider_from_settings
 from schemaseek.engine import SourceEngine
 from schemaseek.engine.units import EngineFactory, EngineUnit, ServingUnit
+from schemaseek.errors import ConfigError
 from schemaseek.feedback import FeedbackStore
 from schemaseek.glossary import Glossary, load_glossary
+from schemaseek.progress import LogProgress
 from schemaseek.service.admin_service import AdminHandler
 from schemaseek.service.auth import RateLimiter, TokenAuth
 from schemaseek.service.backend import Backend
@@ -86,6 +90,7 @@ def build_service(
     settings = config.search
     counter = CountingProvider(provider or provider_from_settings(settings))
     manager = _snapshots(config)
+    progress = LogProgress(logger.info)  # start-up embedding and snapshots, as log lines
 
     def make_engine(name: str, fetch: Any) -> SourceEngine:
         return SourceEngine(
@@ -95,6 +100,7 @@ def build_service(
             settings=settings,
             snapshots=manager,
             breaker=breaker_config(settings),
+            progress=progress,
         )
 
     glossary_path = config.path(config.glossary_path, "glossary.json")
@@ -198,20 +204,42 @@ def _mcp(config: ServiceConfig, backend: Backend) -> tuple[Any, Any]:
 def serve(
     config: ServiceConfig, plan: ServePlan, *, provider: EmbeddingProvider | None = None
 ) -> int:
-    """Run until SIGTERM/SIGINT; returns the exit status (0 after a clean drain)."""
+    """Run until SIGTERM/SIGINT; returns the exit status (0 after a clean drain).
+
+    Raises:
+        ConfigError: the address is refused (see ``check_binding``) or cannot be bound (the
+            port is in use): nothing is logged as listening then.
+    """
     config.check_binding()
-    service = build_service(config, plan, provider=provider)
-    return asyncio.run(_run(service))
+    listener = _listen(config.host, config.port)
+    try:
+        service = build_service(config, plan, provider=provider)
+    except BaseException:
+        listener.close()
+        raise
+    return asyncio.run(_run(service, listener))
 
 
-async def _run(service: Service) -> int:
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything starts (Hypercorn takes it over by fd)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family, backlog=1024)
+    except OSError as exc:
+        reason = "the port is in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+        raise ConfigError(
+            f"cannot listen on {host}:{port}: {reason} (choose another with --port or PORT)"
+        ) from None
+
+
+async def _run(service: Service, listener: socket.socket) -> int:
     from hypercorn.asyncio import serve as hypercorn_serve
     from hypercorn.config import Config
 
     config = service.config
     hyper = Config()
-    host = f"[{config.host}]" if ":" in config.host else config.host
-    hyper.bind = [f"{host}:{config.port}"]
+    port = listener.getsockname()[1]
+    hyper.bind = [f"fd://{listener.detach()}"]
     hyper.accesslog = None
     hyper.graceful_timeout = min(5.0, config.search.shutdown_timeout_s)
     hyper.keep_alive_timeout = 30.0
@@ -227,7 +255,7 @@ async def _run(service: Service) -> int:
         loop.add_signal_handler(number, shutdown.start)
     logger.info(
         "schemaseek service listening",
-        extra={"host": config.host, "port": config.port, "sources": len(service.backend.units)},
+        extra={"host": config.host, "port": port, "sources": len(service.backend.units)},
     )
     await hypercorn_serve(service.app, hyper, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
     service.executor.shutdown(wait=False, cancel_futures=True)

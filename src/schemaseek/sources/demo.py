@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from schemaseek.errors import ConfigError
 from schemaseek.glossary import Glossary, parse_glossary
 from schemaseek.sources.base import SourceSchema
 
@@ -59,6 +62,51 @@ def demo_sources() -> list[SourceSchema]:
 def demo_glossary() -> Glossary:
     """The demo's curated glossary."""
     return parse_glossary(json.loads(_read("glossary.json")), "demo glossary")
+
+
+#: The ``schemaseek.toml`` :func:`export_demo` writes (the README's sample, word for word).
+DEMO_PROJECT = """\
+glossary = "glossary.json"
+
+[[sources]]
+name = "api"
+type = "graphql"
+sdl = "schema.graphql"
+
+[[sources]]
+name = "warehouse"
+type = "sql"
+url = "sqlite:///music.db"
+
+[search]
+rrf_k = 25
+"""
+
+EXPORTED = ("schema.graphql", "music.db", "glossary.json", "schemaseek.toml")
+
+
+def export_demo(directory: str | Path) -> list[Path]:
+    """Write the demo as files into ``directory`` (created if needed): ``schema.graphql``, the
+    SQLite database ``music.db`` (from the shipped DDL), ``glossary.json`` and a
+    ``schemaseek.toml`` naming them — what the README's examples read. Returns the paths.
+
+    Raises:
+        ConfigError: one of the files exists already (nothing is overwritten).
+    """
+    folder = Path(directory)
+    paths = [folder / name for name in EXPORTED]
+    existing = [str(p) for p in paths if p.exists()]
+    if existing:
+        raise ConfigError(f"{', '.join(existing)} exists already; choose another folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    schema, database, glossary, project = paths
+    schema.write_text(_read("schema.graphql"), encoding="utf-8")
+    with contextlib.closing(sqlite3.connect(database)) as conn:
+        conn.executescript(_read("music.sql"))
+        conn.commit()
+    glossary.write_text(_read("glossary.json"), encoding="utf-8")
+    project.write_text(DEMO_PROJECT, encoding="utf-8")
+    return paths
 
 
 def demo_questions() -> list[str]:

@@ -9,7 +9,8 @@ first, so no error they raise shows it:
   the driver or dialect of a known backend is missing (PostgreSQL, MySQL/MariaDB, DuckDB,
   Snowflake), :class:`SourceError` for an unknown one, a SQLite file that does not exist or an
   invalid URL. A bare ``mysql://`` or ``mariadb://`` URL uses PyMySQL (the driver the ``mysql``
-  extra installs) unless ``MySQLdb`` is installed.
+  extra installs) unless ``MySQLdb`` is installed, and a bare ``postgresql://`` URL psycopg 3
+  (the ``postgres`` extra's) unless ``psycopg2`` is.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def create_engine(url: URL, safe: str, secrets: Secrets) -> Engine:
     extra = _EXTRAS.get(backend)
     if url.drivername in ("mysql", "mariadb") and find_spec("MySQLdb") is None:
         url = url.set(drivername=f"{url.drivername}+pymysql")  # the driver the extra installs
+    if url.drivername in ("postgresql", "postgres") and find_spec("psycopg2") is None:
+        url = url.set(drivername="postgresql+psycopg")  # the driver the postgres extra installs
     database = url.database or ""
     is_file = backend == "sqlite" and database not in ("", ":memory:")
     if is_file and not database.startswith("file:") and not Path(database).is_file():

@@ -10,7 +10,9 @@ incremental polling see :mod:`schemaseek.sources.snowflake`).
 included (``public.orders`` on PostgreSQL, ``shop.orders`` on MariaDB where the schema is the
 database), ``database.schema.table`` for tables of attached DuckDB databases.
 
-**Which tables.** ``schemas`` lists the schemas to read (default: the default schema).
+**Which tables.** ``schemas`` lists the schemas to read (default: every non-system schema on
+PostgreSQL, the URL's database on MariaDB/MySQL, the default schema elsewhere; see
+:mod:`schemaseek.sources.schemas`).
 ``allow`` / ``block`` filter table ids by prefix or ``re:`` regex, the blocklist winning, on
 top of the default scratch-name blocklist (:mod:`schemaseek.sources.table_filters`); filtered
 tables are never reflected.
@@ -62,6 +64,7 @@ from schemaseek.sources.inferred import infer_foreign_keys
 from schemaseek.sources.records import TableData, TableRecord
 from schemaseek.sources.redact import Secrets, redact_url, redacting_loggers
 from schemaseek.sources.reflect import parse_sqlite_comments, reflect_schema
+from schemaseek.sources.schemas import schemas_to_read
 from schemaseek.sources.table_filters import TableFilter
 
 __all__ = [
@@ -96,7 +99,8 @@ def load_sql(
     infer: InferMode = "auto",
     max_columns: int | None = None,
 ) -> SourceSchema:
-    """Read the tables and views of ``schemas`` (default: the default schema) of a database.
+    """Read the tables and views of ``schemas`` (default: every non-system one, see
+    :mod:`schemaseek.sources.schemas`) of a database.
 
     ``engine`` reuses an existing engine (``url`` then only names the source); otherwise one is
     created from ``url`` and disposed of afterwards. A missing driver raises
@@ -112,7 +116,7 @@ def load_sql(
         active = engine if engine is not None else create_engine(parsed, safe, secrets)
         try:
             with active.connect() as conn:
-                wanted: Sequence[str | None] = schemas or [None]
+                wanted = schemas_to_read(conn, schemas, safe, table_filter)
                 tables = [t for s in wanted for t in reflect_schema(conn, s, table_filter)]
             _resolve_references(tables)
         except SQLAlchemyError as exc:

@@ -120,6 +120,16 @@ class TableFilter:
             return "allowlist"
         return None
 
+    def may_allow_schema(self, schema: str) -> bool:
+        """False when no table of ``schema`` can pass because every allow pattern is a prefix
+        naming other schemas (``allow=["sales."]`` skips schema ``crm`` unread)."""
+        allow, _ = self.compiled()
+        prefixes = [p.prefix for p in allow if p.prefix is not None]
+        if not allow or len(prefixes) < len(allow):
+            return True
+        head = schema.casefold() + "."
+        return any(head.startswith(p) or p.startswith(head) for p in prefixes)
+
     def select(self, table_ids: Sequence[str]) -> list[str]:
         """The ids that pass, in their given order."""
         return [t for t in table_ids if self.allows(t)]
