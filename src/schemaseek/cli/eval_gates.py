@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -21,7 +21,9 @@ from schemaseek.evaluation.gates import (
     load_baseline,
     parse_floor,
 )
-from schemaseek.evaluation.runner import EvalResult
+
+if TYPE_CHECKING:  # the runner loads numpy and the index: the command line starts light
+    from schemaseek.evaluation.runner import EvalResult
 
 __all__ = [
     "BaselineOpt",

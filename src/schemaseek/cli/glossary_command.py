@@ -16,8 +16,6 @@ from schemaseek.cli.options import SourceOptions, resolve
 from schemaseek.cli.output import print_json, stdout
 from schemaseek.cli.source_params import with_source_options
 from schemaseek.errors import ConfigError, SourceError
-from schemaseek.glossary_lint import lint_glossary
-from schemaseek.sources.catalog import iter_jsonl
 
 __all__ = ["glossary_app", "read_questions"]
 
@@ -31,6 +29,8 @@ def read_questions(path: Path) -> list[str]:
     """Questions of a JSONL file (any row with ``question``: the eval formats), a JSON file
     (``{"questions": [...]}`` or a list), or a text file with one question per line."""
     if path.suffix == ".jsonl" or path.name.endswith(".jsonl.xz"):
+        from schemaseek.sources.catalog import iter_jsonl
+
         rows = [row.get("question") for _n, row in iter_jsonl(path)]
         return [str(q) for q in rows if q]
     try:
@@ -71,6 +71,8 @@ def lint_command(
     if not selection.glossary.entries:
         raise ConfigError("no glossary to lint: give --glossary FILE (or a --config naming one)")
     questions = read_questions(queries) if queries is not None else None
+    from schemaseek.glossary_lint import lint_glossary  # graphql-core, rapidfuzz: on use
+
     report = lint_glossary(selection.glossary, selection.sources, questions)
     if json_out:
         print_json({"glossary": str(sources.glossary or selection.label)} | report.to_json())

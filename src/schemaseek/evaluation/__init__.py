@@ -10,16 +10,49 @@
 
 from __future__ import annotations
 
-from schemaseek.evaluation.datasets import (
-    DatasetFiles,
-    Question,
-    load_graphql_questions,
-    load_sql_questions,
-    resolve_dataset,
-    sample,
-)
-from schemaseek.evaluation.metrics import METRIC_NAMES, aggregate, question_metrics
-from schemaseek.evaluation.runner import SCOPES, EvalResult, ModeResult, evaluate
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from schemaseek.evaluation.datasets import (
+        DatasetFiles,
+        Question,
+        load_graphql_questions,
+        load_sql_questions,
+        resolve_dataset,
+        sample,
+    )
+    from schemaseek.evaluation.metrics import METRIC_NAMES, aggregate, question_metrics
+    from schemaseek.evaluation.runner import SCOPES, EvalResult, ModeResult, evaluate
+
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "DatasetFiles",
+            "Question",
+            "load_graphql_questions",
+            "load_sql_questions",
+            "resolve_dataset",
+            "sample",
+        ),
+        "schemaseek.evaluation.datasets",
+    ),
+    **dict.fromkeys(
+        ("METRIC_NAMES", "aggregate", "question_metrics"), "schemaseek.evaluation.metrics"
+    ),
+    **dict.fromkeys(
+        ("SCOPES", "EvalResult", "ModeResult", "evaluate"), "schemaseek.evaluation.runner"
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The package's names load their modules on first use (the runner loads the index)."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'schemaseek.evaluation' has no attribute {name!r}")
+
 
 __all__ = [
     "METRIC_NAMES",

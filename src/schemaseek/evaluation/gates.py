@@ -16,11 +16,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemaseek.errors import ConfigError
 from schemaseek.evaluation.metrics import METRIC_NAMES
-from schemaseek.evaluation.runner import EvalResult
+
+if TYPE_CHECKING:  # the runner loads numpy and the index: the command line starts light
+    from schemaseek.evaluation.runner import EvalResult
 
 __all__ = ["Floor", "GateResult", "check_baseline", "check_floors", "load_baseline", "parse_floor"]
 
