@@ -25,7 +25,6 @@ table searched beside a GraphQL API keeps its place). SQL documents pass through
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from schemaseek.config import SearchSettings
@@ -57,30 +56,36 @@ def apply_graphql_priors(
     ):
         return dict(fused)
     out = dict(fused)
-    graphql = {
-        doc_id: doc
+    # the GraphQL documents this search touches, by kind (fused ids, then those evidence reaches)
+    kind_of = {
+        doc_id: doc.kind
         for doc_id in fused
         if (doc := documents.get(doc_id)) is not None and doc.kind in _GRAPHQL
     }
-    if not graphql:
+    if not kind_of:
         return out
+    before = max(fused[d] for d in kind_of)
+
+    def credit(doc_id: str, score: float) -> None:
+        if doc_id not in kind_of:
+            doc = documents.get(doc_id)
+            if doc is None:
+                return
+            kind_of[doc_id] = doc.kind
+        out[doc_id] = max(out.get(doc_id, 0.0), score)
+
     # evidence flows up before any scaling: fields to their type, wrappers to their node
-    if share > 0:
-        for doc_id, doc in graphql.items():
-            if doc.kind is DocKind.GRAPHQL_FIELD and not doc.data.get("input"):
-                parent = str(doc.data.get("parent") or "")
-                if parent in documents:
-                    out[parent] = max(out.get(parent, 0.0), share * fused[doc_id])
-    for doc_id, doc in graphql.items():
-        wraps = doc.data.get("wraps") if doc.kind is DocKind.GRAPHQL_TYPE else None
-        if wraps and wraps in documents:
-            out[wraps] = max(out.get(wraps, 0.0), fused[doc_id])
+    for doc_id, kind in list(kind_of.items()):
+        doc = documents[doc_id]
+        if kind is DocKind.GRAPHQL_FIELD and share > 0 and not doc.data.get("input"):
+            credit(str(doc.data.get("parent") or ""), share * fused[doc_id])
+        elif kind is DocKind.GRAPHQL_TYPE and (wraps := doc.data.get("wraps")):
+            credit(str(wraps), fused[doc_id])
     weights = settings.type_role_weights
     entities: list[tuple[str, float]] = []
-    for doc_id in list(out):
-        doc = graphql.get(doc_id) or documents.get(doc_id)
-        if doc is not None and doc.kind is DocKind.GRAPHQL_TYPE:
-            role = str(doc.data.get("role") or "entity")
+    for doc_id, kind in kind_of.items():
+        if kind is DocKind.GRAPHQL_TYPE:
+            role = str(documents[doc_id].data.get("role") or "entity")
             out[doc_id] *= weights.get(role, 1.0)
             if role == "entity":
                 entities.append((doc_id, out[doc_id]))
@@ -90,46 +95,21 @@ def apply_graphql_priors(
             entities[: settings.root_lead_targets],
             decay=settings.root_lead_decay,
             max_hops=settings.root_lead_hops,
+            narrowing=settings.root_lead_argument_weight,
         )
-        narrowing = settings.root_lead_argument_weight
         for root, (evidence, target, hops) in best.items():
-            if narrowing < 1 and (doc := documents.get(root)) is not None:
-                evidence *= narrowing ** _narrowing_arguments(doc)
+            kind_of[root] = DocKind.GRAPHQL_ROOT_FIELD
             out[root] = out.get(root, 0.0) + settings.root_lead_share * evidence
             if notes is not None and root not in notes:
                 notes[root] = f"leads to {target} in {hops} hop{'s' if hops > 1 else ''}"
     wanted = "query" if intent == "read" else "mutation"
-    before = max(fused[d] for d in graphql)
-    for doc_id in list(out):
-        doc = graphql.get(doc_id) or documents.get(doc_id)
-        if (
-            doc is not None
-            and doc.kind is DocKind.GRAPHQL_ROOT_FIELD
-            and (doc.data.get("operation") or "query") != wanted
-        ):
+    for doc_id, kind in kind_of.items():
+        operation = documents[doc_id].data.get("operation") or "query"
+        if kind is DocKind.GRAPHQL_ROOT_FIELD and operation != wanted:
             out[doc_id] *= settings.intent_mismatch_weight
-    return _back_to_scale(out, documents, before)
-
-
-def _back_to_scale(
-    scores: dict[str, float], documents: Mapping[str, Document], ceiling: float
-) -> dict[str, float]:
-    """GraphQL scores shrunk (all by one factor) so that the best is at most ``ceiling``."""
-    kinds = {d: doc.kind for d in scores if (doc := documents.get(d)) is not None}
-    best = max((s for d, s in scores.items() if kinds.get(d) in _GRAPHQL), default=0.0)
-    if best <= ceiling or best <= 0:
-        return scores
-    factor = ceiling / best
-    return {d: s * factor if kinds.get(d) in _GRAPHQL else s for d, s in scores.items()}
-
-
-_IDENTIFIER = re.compile(
-    r"^(ids?|.*Ids?|.*IDs?|.*_ids?|slug|key|handle|uuid|iid|number|fullPath|login)$"
-)
-
-
-def _narrowing_arguments(doc: Document) -> int:
-    """Required arguments of a root field that are not identifiers: values an agent must
-    already have in hand (a branch name, a file key), which make the field a special case."""
-    args = doc.data.get("args") or ()
-    return sum(1 for a in args if a.get("required") and not _IDENTIFIER.match(str(a.get("name"))))
+    top = max(out[d] for d in kind_of)
+    if top > before > 0:  # back on the scale the other sources' scores share
+        factor = before / top
+        for doc_id in kind_of:
+            out[doc_id] *= factor
+    return out

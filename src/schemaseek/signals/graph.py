@@ -34,6 +34,7 @@ from schemaseek.graph import SchemaGraph
 
 STATIC_SIGNALS = ("degree", "adamic_adar", "betweenness", "column_density")
 QUERY_SIGNALS = ("proximity", "reach")
+_REACHING_KEPT = 8192  # nodes whose reaching root fields are kept
 _FORWARD = frozenset({Relation.RETURNS, Relation.HAS_FIELD, Relation.MEMBER})
 
 
@@ -46,6 +47,7 @@ class GraphSignals:
         self._static: dict[str, dict[str, float]] = {}
         self._lock = threading.Lock()
         self._has_root_fields: bool | None = None
+        self._reaching: dict[tuple[int, int], list[tuple[str, int]]] = {}
         digraph = graph.digraph
         n = digraph.num_nodes() if hasattr(digraph, "num_nodes") else len(digraph)
         self._undirected: list[list[int]] = [[] for _ in range(n)]
@@ -147,12 +149,7 @@ class GraphSignals:
             doc = self._documents.get(target)
             if doc is None or doc.kind is DocKind.GRAPHQL_ROOT_FIELD or not graph.has(target):
                 continue
-            distance = self._bfs([graph.index_of(target)], self._reverse, max_hops)
-            for index, hops in distance.items():
-                root = graph.id_of(index)
-                root_doc = self._documents.get(root)
-                if root_doc is None or root_doc.kind is not DocKind.GRAPHQL_ROOT_FIELD:
-                    continue
+            for root, hops in self._roots_reaching(graph.index_of(target), max_hops):
                 credit = score / (1.0 + hops)
                 totals[root] = totals.get(root, 0.0) + credit
                 best = evidence.get(root)
@@ -162,6 +159,23 @@ class GraphSignals:
         totals = {root: total / (1.0 + total) for root, total in totals.items()}
         ranked = sorted(totals.items(), key=lambda item: (-item[1], item[0]))
         return ranked, evidence
+
+    def _roots_reaching(self, target: int, max_hops: int) -> list[tuple[str, int]]:
+        """``(root field, hops)`` of the root fields within ``max_hops`` of node ``target``
+        along reversed forward edges; computed once per node and kept."""
+        key = (target, max_hops)
+        found = self._reaching.get(key)
+        if found is None:
+            found = []
+            for index, hops in self._bfs([target], self._reverse, max_hops).items():
+                root = self._graph.id_of(index)
+                doc = self._documents.get(root)
+                if doc is not None and doc.kind is DocKind.GRAPHQL_ROOT_FIELD:
+                    found.append((root, hops))
+            if len(self._reaching) >= _REACHING_KEPT:
+                self._reaching.clear()
+            self._reaching[key] = found
+        return found
 
     @staticmethod
     def _bfs(starts: Iterable[int], adjacency: list[list[int]], max_hops: int) -> dict[int, int]:

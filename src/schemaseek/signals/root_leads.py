@@ -18,6 +18,7 @@ roles; each type's answer is computed once and kept (a new index state means a n
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Mapping, Sequence
 
@@ -25,6 +26,10 @@ from schemaseek.documents import DocKind, Document, Relation
 from schemaseek.graph import SchemaGraph
 
 __all__ = ["RootLead", "RootLeads"]
+
+_IDENTIFIER = re.compile(
+    r"^(ids?|.*Ids?|.*IDs?|.*_ids?|slug|key|handle|uuid|iid|number|fullPath|login)$"
+)
 
 RootLead = tuple[float, str, int]
 """(evidence, the type it leads to, hops)."""
@@ -40,6 +45,7 @@ class RootLeads:
         self._parents: dict[str, set[str]] | None = None
         self._roots_of: dict[str, set[str]] = {}
         self._leads: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        self._narrowing: dict[str, int] = {}
 
     def _wrapped(self, type_id: str, wrappers: Mapping[str, str]) -> str:
         for _ in range(4):  # connection → edge → node
@@ -103,14 +109,36 @@ class RootLeads:
             return found
 
     def best(
-        self, targets: Sequence[tuple[str, float]], *, decay: float, max_hops: int = 3
+        self,
+        targets: Sequence[tuple[str, float]],
+        *,
+        decay: float,
+        max_hops: int = 3,
+        narrowing: float = 1.0,
     ) -> dict[str, RootLead]:
         """Per root field, its best lead among ``targets`` (``(type, score)``):
-        ``score × decay ** (hops - 1)``, with the type and the hops."""
+        ``score × decay ** (hops - 1) × narrowing ** (its narrowing arguments)``, with the
+        type and the hops."""
         out: dict[str, RootLead] = {}
         for type_id, score in targets:
             for root, hops in self.leads(type_id, max_hops):
                 evidence = score * decay ** (hops - 1)
+                if narrowing < 1:
+                    evidence *= narrowing ** self.narrowing_arguments(root)
                 if root not in out or evidence > out[root][0]:
                     out[root] = (evidence, type_id, hops)
         return out
+
+    def narrowing_arguments(self, root: str) -> int:
+        """Required arguments of a root field that are not identifiers: values an agent must
+        already have in hand (a branch name, a file key), which make the field a special
+        case (counted once per root field and kept)."""
+        found = self._narrowing.get(root)
+        if found is None:
+            doc = self._documents.get(root)
+            args = doc.data.get("args") or () if doc is not None else ()
+            found = sum(
+                1 for a in args if a.get("required") and not _IDENTIFIER.match(str(a.get("name")))
+            )
+            self._narrowing[root] = found
+        return found
