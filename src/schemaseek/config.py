@@ -179,12 +179,23 @@ class SearchSettings(BaseSettings):
         return merged
 
 
+def data_dir() -> Path:
+    """The one data directory of every command (snapshots, the embedding cache, the service's
+    files): ``$SCHEMASEEK_DATA_DIR``, else the platform's user cache directory for schemaseek
+    (``~/.cache/schemaseek`` on Linux, via platformdirs). Outside any checkout, so every
+    project and fresh clone on one machine shares what is cached by content."""
+    explicit = os.environ.get("SCHEMASEEK_DATA_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("schemaseek"))
+
+
 def default_cache_dir() -> Path:
-    """Where schemaseek keeps reusable caches (document embeddings for eval and tests):
-    ``$SCHEMASEEK_CACHE_DIR``, else ``$XDG_CACHE_HOME/schemaseek``, else ``~/.cache/schemaseek``.
-    Outside any checkout, so fresh clones on one machine share it."""
+    """Where reusable caches live (document embeddings, under ``embeddings/``):
+    ``$SCHEMASEEK_CACHE_DIR`` when set, else :func:`data_dir`."""
     explicit = os.environ.get("SCHEMASEEK_CACHE_DIR")
     if explicit:
         return Path(explicit).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
-    return Path(base).expanduser() / "schemaseek"
+    return data_dir()

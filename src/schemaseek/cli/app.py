@@ -6,15 +6,17 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from schemaseek.cli.eval_command import eval_command
 from schemaseek.cli.glossary_command import glossary_app
 from schemaseek.cli.mcp_command import mcp_command
-from schemaseek.cli.options import SourceOptions, resolve
+from schemaseek.cli.options import SourceOptions, plan, resolve
 from schemaseek.cli.output import (
     build_progress,
     print_json,
@@ -29,7 +31,6 @@ from schemaseek.cli.serve_command import serve_command
 from schemaseek.cli.snapshot_command import (
     SnapshotDirOpt,
     index_with_snapshots,
-    search_index,
     snapshot_app,
 )
 from schemaseek.cli.source_params import with_source_options
@@ -37,6 +38,8 @@ from schemaseek.documents import DocKind
 from schemaseek.errors import SchemaSeekError
 
 if TYPE_CHECKING:
+    from schemaseek.documents import SearchResponse
+    from schemaseek.engine.local import LocalEngines
     from schemaseek.index import SchemaIndex
 
 app = typer.Typer(
@@ -78,6 +81,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def _build(options: SourceOptions) -> tuple[SchemaIndex, str]:
+    """One in-memory index of every source (``--no-cache``, ``demo``): nothing kept."""
     from schemaseek.index import SchemaIndex
 
     selection = resolve(options)
@@ -87,6 +91,16 @@ def _build(options: SourceOptions) -> tuple[SchemaIndex, str]:
     if report.degraded:
         stderr.print("[yellow]warning:[/] vectors unavailable; keyword + glossary only")
     return index, selection.label
+
+
+NoCacheOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-cache",
+        help="Keep nothing: embed every document again and save no snapshot (default: the data "
+        "directory, $SCHEMASEEK_DATA_DIR, keeps both, so later runs start warm).",
+    ),
+]
 
 
 @app.command()
@@ -102,24 +116,104 @@ def search(
     explain: Annotated[bool, typer.Option("--explain", help="Show why each hit matched.")] = False,
     json_out: JsonOpt = False,
     snapshot_dir: SnapshotDirOpt = None,
+    no_cache: NoCacheOpt = False,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            "--wait/--no-wait",
+            help="Wait for the vectors of a source not embedded yet (--no-wait answers at once "
+            "with keyword + glossary, marked degraded).",
+        ),
+    ] = True,
 ) -> None:
-    """Answer a question with ranked schema items.
+    """Answer a question with ranked schema items. The first run on a source embeds it and
+    keeps a snapshot in the data directory; later runs start from it and embed nothing.
 
     Example: schemaseek search "royalty payments for Sony" --demo --explain
     """
+    from schemaseek.query.filters import SearchFilter
     from schemaseek.query.pipeline import MODES
 
     if mode not in MODES:
         raise SchemaSeekError(f"--mode must be one of {', '.join(MODES)}")
-    if snapshot_dir is not None:
-        index = search_index(resolve(sources), snapshot_dir)
-    else:
+    chosen = next(m for m in MODES if m == mode)
+    search_filter = SearchFilter(kinds=tuple(kind or ()))
+    if no_cache:
         index, _label = _build(sources)
-    response = index.search(question, limit=limit, mode=mode, kinds=kind or ())
+        response = index.search(question, limit=limit, mode=chosen, kinds=kind or ())
+        _answer(response, json_out, explain, lambda _source: index, {})
+        return
+    with build_progress() as progress:
+        engines = _engines(sources, snapshot_dir, embed=chosen != "keyword", progress=progress)
+        try:
+            engines.start(wait_for_vectors=wait and chosen != "keyword")
+            response = engines.search(
+                question, limit=limit, mode=chosen, search_filter=search_filter
+            )
+        except BaseException:
+            engines.close()
+            raise
+    try:
+        _answer(response, json_out, explain, engines.index_of, _cache_report(engines))
+    finally:
+        engines.close()
+
+
+def _engines(
+    sources: SourceOptions,
+    snapshot_dir: str | None,
+    *,
+    embed: bool,
+    progress: Callable[[str, int, int], None] | None,
+) -> LocalEngines:
+    """The engines of a command over the data directory (or ``--snapshot-dir``)."""
+    from schemaseek.config import data_dir, default_cache_dir
+    from schemaseek.embedding.factory import provider_from_settings
+    from schemaseek.engine.local import LocalEngines
+
+    planned = plan(sources)
+    keyed = snapshot_dir is None
+    return LocalEngines(
+        planned.sources,
+        glossary=planned.glossary,
+        settings=planned.settings,
+        provider=provider_from_settings(planned.settings) if embed else None,
+        store_root=(data_dir() / "snapshots") if keyed else snapshot_dir,
+        cache_dir=default_cache_dir() / "embeddings" if embed else None,
+        keyed=keyed,
+        progress=progress,
+    )
+
+
+def _cache_report(engines: LocalEngines) -> dict[str, Any]:
+    """What this run kept and reused: sources served warm, documents embedded."""
+    return {
+        "warm": list(engines.warm),
+        "embedded_documents": engines.embedded_documents,
+        "building": engines.building,
+    }
+
+
+def _answer(
+    response: SearchResponse,
+    json_out: bool,
+    explain: bool,
+    index_for: Callable[[str], SchemaIndex | None],
+    cache: dict[str, Any],
+) -> None:
     if json_out:
-        print_json(with_root_paths(index, response))
-    else:
-        print_response(response, explain)
+        payload = with_root_paths(index_for, response)
+        if cache:
+            payload["index"] = cache
+        print_json(payload)
+        return
+    print_response(response, explain)
+    if cache:
+        warm = ", ".join(cache["warm"]) or "none"
+        stderr.print(
+            f"[dim]served warm: {escape(warm)}; {cache['embedded_documents']} documents "
+            "embedded by this run[/]"
+        )
 
 
 @app.command()
@@ -128,25 +222,59 @@ def index(
     sources: SourceOptions,
     json_out: JsonOpt = False,
     snapshot_dir: SnapshotDirOpt = None,
+    no_cache: NoCacheOpt = False,
 ) -> None:
-    """Build the index of a source and print a summary (with --snapshot-dir: one line per
-    source, reusing and saving snapshot generations).
+    """Build the index of every source and keep it (a snapshot per source in the data
+    directory, or in --snapshot-dir); print a summary, one line per source.
 
     Example: schemaseek index --sdl schema.graphql --json
     """
-    from schemaseek.index import SchemaIndex
+    if no_cache:
+        from schemaseek.index import SchemaIndex
 
-    selection = resolve(sources)
-    if snapshot_dir is not None:
-        index_with_snapshots(selection, snapshot_dir, json_out)
+        selection = resolve(sources)
+        built = SchemaIndex(
+            selection.sources, glossary=selection.glossary, settings=selection.settings
+        )
+        with build_progress() as update:
+            report = built.build(update)
+        print_json(report_dict(report)) if json_out else print_report(report)
         return
-    built = SchemaIndex(selection.sources, glossary=selection.glossary, settings=selection.settings)
-    with build_progress() as update:
-        report = built.build(update)
-    if json_out:
-        print_json(report_dict(report))
-    else:
-        print_report(report)
+    if snapshot_dir is not None:
+        index_with_snapshots(resolve(sources), snapshot_dir, json_out)
+        return
+    with build_progress() as progress:
+        engines = _engines(sources, None, embed=True, progress=progress)
+        try:
+            engines.start(wait_for_vectors=True)
+        except BaseException:
+            engines.close()
+            raise
+    try:
+        reports = engines.reports()
+        failed = [r for r in reports if r.error]
+        if json_out:
+            print_json(
+                {
+                    "sources": [r.to_dict() for r in reports],
+                    "documents": sum(r.documents for r in reports),
+                    "embedded": engines.embedded_documents,
+                    "degraded": any(r.degraded for r in reports),
+                    "warm": list(engines.warm),
+                }
+            )
+        else:
+            for r in reports:
+                stdout.print(
+                    f"[bold]{escape(r.source)}[/]: {r.documents} documents, "
+                    f"{r.embedded} embedded, {r.reused} reused → generation "
+                    f"{escape(str(r.generation))} in {r.took_s:.2f} s"
+                    + (f"  [red]{escape(r.error)}[/]" if r.error else "")
+                )
+        if failed:
+            raise typer.Exit(1)
+    finally:
+        engines.close()
 
 
 @app.command()

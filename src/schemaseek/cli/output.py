@@ -152,15 +152,19 @@ def _why(explanation: dict[str, Any], related: list[str]) -> str:
     return "\n".join(parts)
 
 
-def with_root_paths(index: SchemaIndex, response: SearchResponse) -> dict[str, Any]:
+def with_root_paths(
+    index_for: Callable[[str], SchemaIndex | None], response: SearchResponse
+) -> dict[str, Any]:
     """The ``--json`` object; GraphQL hits also carry their shortest path from a root field
-    with each step's required arguments (``"path": null`` when nothing leads there)."""
+    with each step's required arguments (``"path": null`` when nothing leads there), found in
+    the index serving the hit's source (``index_for(source)``)."""
     from schemaseek.paths.graphql import root_path
 
     payload = response.to_dict(explain=True)
     order = response.ids()
     for result, hit in zip(payload["results"], response.hits, strict=True):
         if hit.document.kind.value.startswith("graphql_"):
-            path = root_path(index, hit.id, prefer=order)
+            index = index_for(hit.document.source)
+            path = root_path(index, hit.id, prefer=order) if index is not None else None
             result["path"] = path.to_dict() if path is not None else None
     return payload

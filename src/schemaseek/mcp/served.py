@@ -38,8 +38,18 @@ __all__ = ["ServedIndexes"]
 class ServedIndexes:
     """The indexes behind the MCP tools (see the module docstring)."""
 
-    def __init__(self, indexes: Callable[[], Sequence[SchemaIndex | None]]) -> None:
+    def __init__(
+        self,
+        indexes: Callable[[], Sequence[SchemaIndex | None]],
+        *,
+        building: Callable[[], str | None] | None = None,
+    ) -> None:
         self._indexes = indexes
+        self._building = building
+
+    def building(self) -> str | None:
+        """What is still being built (vectors embedding in the background), or None."""
+        return self._building() if self._building is not None else None
 
     @classmethod
     def of(cls, index: SchemaIndex) -> ServedIndexes:

@@ -18,7 +18,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+import anyio.from_thread
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
@@ -87,7 +88,7 @@ def build_server(
     server: MCPServer = MCPServer(name, instructions=INSTRUCTIONS, version=__version__)
 
     def call(action: Any, *args: Any, **kwargs: Any) -> CallToolResult:
-        if ready is not None and not ready.wait(ready_timeout):
+        if ready is not None and not _wait(ready, ready_timeout, kwargs.pop("ctx", None)):
             raise ToolError("the schema index is still being built; try again in a minute")
         if failure:
             raise ToolError(f"the schema index could not be built: {failure[0]}")
@@ -122,8 +123,12 @@ def build_server(
             int,
             Field(ge=MIN_BUDGET, le=32_000, description="Most tokens the answer may take."),
         ] = DEFAULT_BUDGET,
+        ctx: Context | None = None,
     ) -> CallToolResult:
-        return call(tools.search_schema, question, sources or (), kinds or (), limit, token_budget)
+        return call(
+            tools.search_schema, question, sources or (), kinds or (), limit, token_budget,
+            ctx=ctx,
+        )  # fmt: skip
 
     @server.tool(
         description="Full detail of schema items by exact id: a GraphQL type as trimmed SDL "
@@ -191,8 +196,9 @@ def build_server(
         sources: _Sources = None,
         kinds: _Kinds = None,
         limit: Annotated[int, Field(ge=1, le=20, description="Hits kept per phrase.")] = 5,
+        ctx: Context | None = None,
     ) -> CallToolResult:
-        return call(run_coverage, tools, phrases, sources or (), kinds or (), limit)
+        return call(run_coverage, tools, phrases, sources or (), kinds or (), limit, ctx=ctx)
 
     @server.tool(
         description="Report which ids from a search_schema answer you actually used (feedback "
@@ -206,6 +212,24 @@ def build_server(
         return call(tools.report_usage, query_id, ids)
 
     return server
+
+
+def _wait(ready: threading.Event, timeout: float, ctx: Context | None) -> bool:
+    """Wait for the index (from a tool's worker thread), telling the client every second that
+    it is being built (MCP progress notifications, when the client asked for them)."""
+    waited = 0.0
+    while not ready.wait(min(1.0, max(0.0, timeout - waited))):
+        waited += 1.0
+        if waited >= timeout:
+            return False
+        if ctx is not None:
+            try:
+                anyio.from_thread.run(
+                    ctx.report_progress, waited, timeout, "building the schema index"
+                )
+            except Exception:
+                ctx = None
+    return True
 
 
 def http_app(

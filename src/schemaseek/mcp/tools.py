@@ -122,7 +122,13 @@ class SchemaTools:
         head: dict[str, Any] = {"query": response.query, "query_id": response.query_id}
         head |= {"match": confidence.match, "evidence": confidence.to_dict()}
         if response.degraded:
-            head["degraded"] = "vectors unavailable: keyword and glossary signals only"
+            building = self.served.building()
+            head["degraded"] = (
+                f"vectors are still being built ({building}): keyword and glossary signals "
+                "only until then"
+                if building
+                else "vectors unavailable: keyword and glossary signals only"
+            )
         if confidence.match == "none":
             closest = [h.id for h in hits[:3]]
             answer = head | {"message": _MESSAGES["none"], "closest_not_answers": closest}

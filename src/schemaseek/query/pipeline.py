@@ -103,7 +103,8 @@ def search(
     head = _head(parts, run, fused, pinned, limit * settings.over_fetch)
     voted = {d for s in run.signals if s.name == "feedback" for d, _ in s.entries}
     small = len(parts.documents) <= settings.rerank_max_documents
-    reranker = parts.reranker if small else None
+    # a model reranker stays out of keyword mode: that mode runs no model at all
+    reranker = parts.reranker if small and run.mode != "keyword" else None
     ranked, run.reranked = rerank_stage(reranker, run.query, parts.documents, head, voted)
     ranked = propagate_joins(
         parts.graph, parts.documents, run.filter, run.notes, ranked,

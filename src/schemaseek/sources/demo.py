@@ -54,6 +54,13 @@ def demo_sql() -> SourceSchema:
         engine.dispose()
 
 
+def demo_files() -> tuple[Path, Path]:
+    """The shipped files behind the two demo sources (GraphQL SDL, SQL DDL), for fingerprints
+    (an installed package keeps them as plain files)."""
+    root = Path(str(resources.files("schemaseek.demo")))
+    return root / "schema.graphql", root / "music.sql"
+
+
 def demo_sources() -> list[SourceSchema]:
     """Both demo sources: GraphQL and SQL, indexed together."""
     return [demo_graphql(), demo_sql()]
