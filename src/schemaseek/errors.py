@@ -40,3 +40,11 @@ class EmbeddingError(SchemaSeekError):
 
 class SnapshotError(SchemaSeekError):
     """A snapshot generation is missing, partial, corrupt or incompatible."""
+
+
+class UnknownSourceError(SchemaSeekError, LookupError):
+    """No source of that name is served; the message lists the ones that are."""
+
+
+class DeadlineExceededError(SchemaSeekError, TimeoutError):
+    """The work ran past its deadline (the caller's, or the server's maximum)."""

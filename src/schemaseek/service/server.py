@@ -16,12 +16,12 @@ from typing import Any
 from connectrpc.compression.brotli import BrotliCompression
 from connectrpc.compression.gzip import GzipCompression
 from connectrpc.compression.zstd import ZstdCompression
-from connectrpc.interceptor import Interceptor
 
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.factory import breaker_config, provider_from_settings
 from schemaseek.engine import SourceEngine
+from schemaseek.engine.persistence import open_snapshots
 from schemaseek.engine.units import EngineUnit, ServingUnit
 from schemaseek.feedback import FeedbackStore
 from schemaseek.glossary import load_glossary
@@ -29,18 +29,26 @@ from schemaseek.service.admin_service import AdminHandler
 from schemaseek.service.auth import RateLimiter, TokenAuth
 from schemaseek.service.backend import Backend
 from schemaseek.service.events import EventBus
+from schemaseek.service.gen.grpc.health.v1.health_connect import HealthASGIApplication
+from schemaseek.service.gen.grpc.reflection.v1 import reflection_connect as reflection_v1
+from schemaseek.service.gen.grpc.reflection.v1alpha import reflection_connect as reflection_v1a
 from schemaseek.service.gen.schemaseek.v1.admin_connect import AdminServiceASGIApplication
 from schemaseek.service.gen.schemaseek.v1.search_connect import SearchServiceASGIApplication
 from schemaseek.service.http import ServiceApp
-from schemaseek.service.interceptors import GuardInterceptor, McpGuard, ObserveInterceptor
+from schemaseek.service.interceptors import (
+    ErrorInterceptor,
+    GuardInterceptor,
+    McpGuard,
+    ObserveInterceptor,
+)
+from schemaseek.service.limits import Limits, limited_codecs
 from schemaseek.service.metrics import ServiceMetrics
 from schemaseek.service.search_service import SearchHandler
 from schemaseek.service.settings import ServiceConfig
 from schemaseek.service.sources import ServePlan
+from schemaseek.service.standard import HealthHandler, ReflectionV1, ReflectionV1Alpha
 from schemaseek.shutdown import GracefulShutdown
 from schemaseek.snapshots.manager import SnapshotManager
-from schemaseek.snapshots.retention import RetentionPolicy
-from schemaseek.snapshots.store import open_store
 
 __all__ = ["Service", "build_service", "serve"]
 
@@ -61,9 +69,7 @@ def _snapshots(config: ServiceConfig) -> SnapshotManager | None:
     where = config.search.snapshot_dir or str(Path(config.data_dir) / "snapshots")
     if where.lower() == "none":
         return None
-    store = open_store(where)
-    policy = RetentionPolicy(min_valid=config.search.snapshot_min_generations)
-    return SnapshotManager(store, policy=policy)
+    return open_snapshots(where, config.search)
 
 
 def build_service(
@@ -103,38 +109,46 @@ def build_service(
         poll_interval_s=settings.poll_interval_s if config.poll else None,
         poll_jitter=settings.poll_jitter,
     )
+    backend.commit_timeout_s = config.admin_timeout_s
     metrics = ServiceMetrics(backend, counter)
     executor = ThreadPoolExecutor(config.search_threads, thread_name_prefix="schemaseek-rpc")
     secret = config.cursor_secret.encode()
     auth = TokenAuth(config.tokens)
     limiter = RateLimiter(config.rate_limit_max, config.rate_limit_window_s)
-    interceptors: list[Interceptor] = [ObserveInterceptor(metrics), GuardInterceptor(auth, limiter)]
-    compressions = [BrotliCompression(), ZstdCompression(), GzipCompression()]
-    search_app = SearchServiceASGIApplication(
-        SearchHandler(backend, executor, secret),
-        interceptors=interceptors,
-        read_max_bytes=config.max_request_bytes,
-        compressions=compressions,
-    )
-    admin_app = AdminServiceASGIApplication(
-        AdminHandler(backend, executor, secret, config),
-        interceptors=interceptors,
-        read_max_bytes=config.max_request_bytes,
-        compressions=compressions,
-    )
+    limits = Limits.of(config)
+    options: dict[str, Any] = {
+        "interceptors": [
+            ObserveInterceptor(metrics), GuardInterceptor(auth, limiter), ErrorInterceptor(),
+        ],
+        "read_max_bytes": config.max_request_bytes,
+        "compressions": [BrotliCompression(), ZstdCompression(), GzipCompression()],
+        "codecs": limited_codecs(limits),
+    }  # fmt: skip
+    apps: dict[str, Any] = {
+        "/schemaseek.v1.SearchService/": SearchServiceASGIApplication(
+            SearchHandler(backend, executor, secret, config), **options
+        ),
+        "/schemaseek.v1.AdminService/": AdminServiceASGIApplication(
+            AdminHandler(backend, executor, secret, config), **options
+        ),
+        "/grpc.health.v1.Health/": HealthASGIApplication(HealthHandler(backend), **options),
+        "/grpc.reflection.v1.ServerReflection/": reflection_v1.ServerReflectionASGIApplication(
+            ReflectionV1(), **options
+        ),
+        "/grpc.reflection.v1alpha.ServerReflection/": (
+            reflection_v1a.ServerReflectionASGIApplication(ReflectionV1Alpha(), **options)
+        ),
+    }
     mcp_app, mcp_lifespan = _mcp(config, backend)
     app = ServiceApp(
         backend,
-        {
-            "/schemaseek.v1.SearchService/": search_app,
-            "/schemaseek.v1.AdminService/": admin_app,
-        },
+        apps,
         metrics,
         mcp_app=mcp_app,
         mcp_lifespan=mcp_lifespan,
         mcp_guard=McpGuard(auth, limiter),
         compression_min_bytes=config.compression_min_bytes,
-        max_request_bytes=config.max_request_bytes,
+        limits=limits,
     )
     return Service(app, backend, config, executor)
 
@@ -147,7 +161,7 @@ def _mcp(config: ServiceConfig, backend: Backend) -> tuple[Any, Any]:
     from schemaseek.mcp.served import ServedIndexes
     from schemaseek.mcp.server import build_server, http_app
 
-    served = ServedIndexes(lambda: [unit.index for unit in backend.units])
+    served = ServedIndexes(lambda: [unit.index for unit in backend.units], view=backend.reading)
     server = build_server(served, feedback=backend.feedback, ready=backend.started)
     app = http_app(server, host=config.host, path="/mcp")
     return app, server.session_manager.run
