@@ -23,9 +23,11 @@ this one, and one more to know whether another page exists (never past ``max_dep
 Without one, members are asked for ``limit`` and one answering member's ranking passes through
 unchanged (its order and its ``query_id``): there is nothing to merge and no keyset to keep.
 
-**Failures.** A member that fails is skipped and the answer says ``degraded``; an invalid
-question raises :class:`~schemaseek.query.pipeline.InvalidQueryError`; no member answering raises
-:class:`NoEngineError`.
+**Failures.** A member that fails, or is not reached before the deadline, is skipped and the
+answer says ``degraded``; an invalid question raises
+:class:`~schemaseek.query.pipeline.InvalidQueryError`; no member answering raises
+:class:`NoEngineError` (:class:`~schemaseek.errors.DeadlineExceededError` when the deadline
+passed first).
 
 :func:`known_ids` and :func:`learn` serve usage reports the same way over the members.
 """
@@ -252,10 +254,15 @@ def _ask_all(
     ask: Ask,
     shared: SharedQuery,
 ) -> tuple[list[tuple[str, SearchResponse]], bool]:
-    """Every answering member's response, and whether one failed."""
+    """Every answering member's response, and whether one failed (or was not asked: the
+    deadline had passed; :class:`DeadlineExceededError` when it passed before any answer)."""
     answers: list[tuple[str, SearchResponse]] = []
     failed = False
     for name, index in asked:
+        if answers and shared.deadline.expired:
+            logger.warning("deadline passed: engine %r was not asked", name)
+            failed = True
+            continue
         shared.deadline.check()
         try:
             answers.append((name, ask(name, index, query, depth, mode, search_filter, shared)))

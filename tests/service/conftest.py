@@ -20,7 +20,10 @@ def grpc_modules(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModuleTy
     """grpcio stubs generated with grpcio-tools, under the package name ``sspb`` (the real
     ``schemaseek`` package would shadow ``schemaseek.v1``)."""
     out = tmp_path_factory.mktemp("grpcgen")
-    protos = [str(p.relative_to(REPO / "proto")) for p in (REPO / "proto").rglob("*.proto")]
+    # the contract's own protos only (the standard grpc.* ones come with grpcio's packages)
+    protos = [
+        str(p.relative_to(REPO / "proto")) for p in (REPO / "proto/schemaseek").rglob("*.proto")
+    ]
     subprocess.run(
         [
             sys.executable, "-m", "grpc_tools.protoc", f"-I{REPO / 'proto'}",

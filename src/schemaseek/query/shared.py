@@ -6,7 +6,8 @@ A federated search (:func:`schemaseek.federation.federated_search`) makes one
 
 * **one deadline** for the whole search (:class:`Deadline`): the caller's (a Connect timeout
   header, a gRPC deadline) capped by the server's maximum. Members are not asked once it has
-  passed, and the query embedding waits at most for what is left of it;
+  passed, and the query embedding waits at most :data:`EMBEDDING_SHARE` of what is left of
+  it (the lexical signals need the rest);
 * **one query embedding per model**: :meth:`SharedQuery.vector` embeds the question once per
   embedding fingerprint (provider, model, dimensions, prefix) and hands the same vector to
   every index of that fingerprint; a failure (or the deadline) is remembered too, so the next
@@ -27,7 +28,9 @@ from schemaseek.embedding.base import EmbeddingProvider, Vectors
 from schemaseek.errors import DeadlineExceededError, EmbeddingError
 from schemaseek.snapshots.fingerprint import fingerprint_of
 
-__all__ = ["Deadline", "SharedQuery"]
+__all__ = ["EMBEDDING_SHARE", "Deadline", "SharedQuery"]
+
+EMBEDDING_SHARE = 0.75
 
 
 class Deadline:
@@ -99,6 +102,7 @@ class SharedQuery:
         left = self.deadline.remaining()
         if left is None or self.executor is None:
             return embedder.embed_query(self.query)
+        left *= EMBEDDING_SHARE
         if left <= 0:
             raise EmbeddingError("no time was left for the query embedding")
         future = self.executor.submit(embedder.embed_query, self.query)
