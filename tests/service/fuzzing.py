@@ -336,7 +336,7 @@ def hostile(token: str | None) -> list[FuzzRequest]:
                 label="patterns",
             )
         )
-    for path, body in (
+    unknown: list[tuple[str, dict[str, Any]]] = [
         (ADMIN + "GetGlossary", {"source": "nope"}),
         (SEARCH + "Search", {"query": "royalty", "sources": ["nope"]}),
         (SEARCH + "GetSchema", {"source": "nope"}),
@@ -344,7 +344,8 @@ def hostile(token: str | None) -> list[FuzzRequest]:
         (ADMIN + "ListSnapshots", {"source": "nope"}),
         (ADMIN + "RefreshEngine", {"source": "nope"}),
         (ADMIN + "RollbackSnapshot", {"source": "nope", "generation": "g"}),
-    ):
+    ]
+    for path, body in unknown:
         out.append(
             FuzzRequest("POST", path, dict(json_headers), json.dumps(body).encode(), label="404")
         )

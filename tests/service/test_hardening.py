@@ -89,12 +89,9 @@ def test_limits_hold_for_connect_binary_and_grpc(
     usage = pb.ReportUsageRequest(query_id="q", selected_ids=["royalty_payment"] * 201)
     with grpc.insecure_channel(f"127.0.0.1:{demo_server.port}") as channel:
         stub = pb_grpc.SearchServiceStub(channel)
-        for call in (
-            lambda: stub.Search(request, timeout=10, metadata=auth),
-            lambda: stub.ReportUsage(usage, timeout=10, metadata=auth),
-        ):
+        for method, message in ((stub.Search, request), (stub.ReportUsage, usage)):
             with pytest.raises(grpc.RpcError) as caught:
-                call()
+                method(message, timeout=10, metadata=auth)
             assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 

@@ -94,20 +94,14 @@ def test_reflection_v1(channel: grpc.Channel) -> None:
         response_deserializer=v1.ServerReflectionResponse.from_binary,
     )
     requests = [
-        v1.ServerReflectionRequest(message_request=_oneof("list_services", "")),
-        v1.ServerReflectionRequest(message_request=_oneof("file_containing_symbol", "nope.X")),
+        v1.ServerReflectionRequest.from_json(b'{"listServices": ""}'),
+        v1.ServerReflectionRequest.from_json(b'{"fileContainingSymbol": "nope.X"}'),
     ]
     listed, missing = list(call(iter(requests), timeout=10))
     names = {s.name for s in listed.message_response.value.service}
     assert "schemaseek.v1.SearchService" in names
     assert missing.message_response.field == "error_response"
     assert missing.message_response.value.error_code == grpc.StatusCode.NOT_FOUND.value[0]
-
-
-def _oneof(field: str, value: str) -> object:
-    from protobuf import Oneof
-
-    return Oneof(field, value)
 
 
 def test_health_is_not_serving_when_no_engine_can_serve(tmp_path: Path) -> None:
