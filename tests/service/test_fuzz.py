@@ -6,17 +6,22 @@ raw gRPC frames over HTTP/2, malformed bodies, frames and headers, and the reque
 crashed or stalled the server (deep JSON nesting, 30,000 filter patterns, unknown sources,
 an unsupported GET compression). The only 5xx allowed is the one the protocol prescribes when
 the client's own deadline (``connect-timeout-ms``) runs out: 504 ``deadline_exceeded``.
-``bench/fuzz.py`` runs the same generator for 50,000 requests and more.
+``bench/fuzz.py`` runs the same generator for 50,000 requests and more. Fuzzed admin calls
+may change the server (an empty glossary is a valid update), so it gets a server of its own.
 """
 
 from __future__ import annotations
 
 import collections
+from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
+import pytest
 
+from tests.service.conftest import warm_copy
 from tests.service.fuzzing import FuzzRequest, requests, send
-from tests.service.harness import ADMIN_TOKEN, SEARCH_TOKEN, ServerProcess
+from tests.service.harness import ADMIN_TOKEN, SEARCH_TOKEN, TOKENS, ServerProcess
 
 SEED = 15
 COUNT = 2_100
@@ -29,7 +34,26 @@ def client_deadline(request: FuzzRequest, reply: httpx.Response) -> bool:
     return reply.status_code == 504 and asked and "deadline_exceeded" in reply.text
 
 
-def test_seeded_requests_never_get_a_5xx(demo_server: ServerProcess) -> None:
+@pytest.fixture()
+def fuzz_server(warm_snapshots: Path, tmp_path: Path) -> Iterator[ServerProcess]:
+    server = ServerProcess(
+        tmp_path / "data",
+        env={
+            "SCHEMASEEK_SNAPSHOT_DIR": str(warm_copy(warm_snapshots, tmp_path / "snaps")),
+            "SCHEMASEEK_TOKENS": TOKENS,
+            "RATE_LIMIT_MAX": "100000",
+            "SCHEMASEEK_POLL": "false",
+        },
+    )
+    try:
+        server.wait_status("ready", timeout=120)
+        yield server
+    finally:
+        server.stop()
+
+
+def test_seeded_requests_never_get_a_5xx(fuzz_server: ServerProcess) -> None:
+    demo_server = fuzz_server
     statuses: collections.Counter[int] = collections.Counter()
     labels: collections.Counter[str] = collections.Counter()
     failures: list[tuple[str, str, int, str]] = []

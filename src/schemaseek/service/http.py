@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import gzip
 import json
+import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
@@ -38,6 +39,8 @@ from schemaseek.service.logs import REQUEST_ID, new_request_id
 from schemaseek.service.metrics import CONTENT_TYPE, ServiceMetrics
 
 __all__ = ["ServiceApp"]
+
+logger = logging.getLogger(__name__)
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -264,7 +267,13 @@ class ServiceApp:
             inner["headers"] = [
                 (k, v) for k, v in scope["headers"] if k.lower() != b"accept-encoding"
             ]
-        await app(inner, receive, _Buffered(send, accept if not streaming else None, self))
+        buffered = _Buffered(send, accept if not streaming else None, self)
+        try:
+            await app(inner, receive, buffered)
+        except ConnectError as exc:  # the deadline ran out while the answer was being sent
+            if not buffered.sent:
+                raise
+            logger.debug("%s: the response ended early: %s", scope.get("path"), exc.message)
 
 
 def _ends_response(message: Message) -> bool:
@@ -345,6 +354,7 @@ class _Buffered:
         self.start: Message | None = None
         self.chunks: list[bytes] = []
         self.passthrough = False
+        self.sent = False  # whether a response has started on the wire
 
     async def __call__(self, message: Message) -> None:
         if self.passthrough:
@@ -353,7 +363,7 @@ class _Buffered:
         if message["type"] == "http.response.start":
             status = int(message["status"])
             if self.accept is None and status < 400:
-                self.passthrough = True
+                self.passthrough = self.sent = True
                 await self.send(message)
                 return
             self.start = message
@@ -383,5 +393,6 @@ class _Buffered:
                 body = _COMPRESSORS[encoding](body)
                 headers.append((b"content-encoding", encoding.encode()))
         headers.append((b"content-length", str(len(body)).encode()))
+        self.sent = True
         await self.send({**self.start, "headers": headers})
         await self.send({"type": "http.response.body", "body": body, "more_body": False})
