@@ -60,16 +60,12 @@ def warm_copy(warm: Path, target: Path) -> Path:
     return target
 
 
-@pytest.fixture(scope="session")
-def demo_server(
-    warm_snapshots: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
-    """The demo with tokens, served from the warm store (read-mostly: tests share it)."""
-    root = tmp_path_factory.mktemp("demo")
+def serving_demo(warm: Path, root: Path) -> Iterator[ServerProcess]:
+    """The demo with tokens, served from a copy of the warm store under ``root``, ready."""
     server = ServerProcess(
         root / "data",
         env={
-            "SCHEMASEEK_SNAPSHOT_DIR": str(warm_copy(warm_snapshots, root / "snaps")),
+            "SCHEMASEEK_SNAPSHOT_DIR": str(warm_copy(warm, root / "snaps")),
             "SCHEMASEEK_TOKENS": TOKENS,
             "RATE_LIMIT_MAX": "100000",
         },
@@ -79,6 +75,14 @@ def demo_server(
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def demo_server(
+    warm_snapshots: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    """The demo with tokens, served from the warm store (read-mostly: tests share it)."""
+    yield from serving_demo(warm_snapshots, tmp_path_factory.mktemp("demo"))
 
 
 @pytest.fixture()

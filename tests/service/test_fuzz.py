@@ -19,9 +19,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.service.conftest import warm_copy
+from tests.service.conftest import serving_demo
 from tests.service.fuzzing import FuzzRequest, requests, send
-from tests.service.harness import ADMIN_TOKEN, SEARCH_TOKEN, TOKENS, ServerProcess
+from tests.service.harness import ADMIN_TOKEN, SEARCH_TOKEN, ServerProcess
 
 SEED = 15
 COUNT = 2_100
@@ -36,20 +36,7 @@ def client_deadline(request: FuzzRequest, reply: httpx.Response) -> bool:
 
 @pytest.fixture()
 def fuzz_server(warm_snapshots: Path, tmp_path: Path) -> Iterator[ServerProcess]:
-    server = ServerProcess(
-        tmp_path / "data",
-        env={
-            "SCHEMASEEK_SNAPSHOT_DIR": str(warm_copy(warm_snapshots, tmp_path / "snaps")),
-            "SCHEMASEEK_TOKENS": TOKENS,
-            "RATE_LIMIT_MAX": "100000",
-            "SCHEMASEEK_POLL": "false",
-        },
-    )
-    try:
-        server.wait_status("ready", timeout=120)
-        yield server
-    finally:
-        server.stop()
+    yield from serving_demo(warm_snapshots, tmp_path)
 
 
 def test_seeded_requests_never_get_a_5xx(fuzz_server: ServerProcess) -> None:
