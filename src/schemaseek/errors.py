@@ -49,3 +49,11 @@ class StaleTokenError(SnapshotError):
 
 class CoordinationError(SchemaSeekError):
     """The coordination service (Redis) cannot be reached or answered nonsense."""
+
+
+class UnknownSourceError(SchemaSeekError, LookupError):
+    """No source of that name is served; the message lists the ones that are."""
+
+
+class DeadlineExceededError(SchemaSeekError, TimeoutError):
+    """The work ran past its deadline (the caller's, or the server's maximum)."""

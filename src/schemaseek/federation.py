@@ -4,10 +4,16 @@ Every index fuses with the same settings (the same signals, the same fusion), so
 share one scale and a merge by ``(score desc, source, id)`` is fair.
 :func:`federated_search`
 
-* checks the question once (:func:`schemaseek.query.pipeline.validate_search`);
+* checks the question once (:func:`schemaseek.query.pipeline.validate_search`); a wanted
+  source no member knows raises :class:`~schemaseek.errors.UnknownSourceError`;
 * asks every member whose sources are wanted (a member is anything with a ``name`` and an
-  ``index``: a serving unit, or :class:`Served` around a bare index);
+  ``index``: a serving unit, or :class:`Served` around a bare index), all under one
+  :class:`~schemaseek.query.shared.SharedQuery`: one deadline for the whole search, one query
+  embedding per embedding model, and none at all when the question is an exact identifier in
+  any member;
 * merges their hits by :func:`hit_key` and cuts one page with :func:`schemaseek.query.fusion.top_k`;
+  exact identifiers (pinned hits) of every member come first, closest spelling first, each
+  once, on every page;
 * hands out **one** ``query_id`` for the search and remembers it, with the question and the
   ids it ranked, in the caller's :class:`~schemaseek.recent.RecentQueries`.
 
@@ -17,28 +23,33 @@ this one, and one more to know whether another page exists (never past ``max_dep
 Without one, members are asked for ``limit`` and one answering member's ranking passes through
 unchanged (its order and its ``query_id``): there is nothing to merge and no keyset to keep.
 
-**Failures.** A member that fails is skipped and the answer says ``degraded``; an invalid
-question raises :class:`~schemaseek.query.pipeline.InvalidQueryError`; no member answering raises
-:class:`NoEngineError`.
+**Failures.** A member that fails, or is not reached before the deadline, is skipped and the
+answer says ``degraded``; an invalid question raises
+:class:`~schemaseek.query.pipeline.InvalidQueryError`; no member answering raises
+:class:`NoEngineError` (:class:`~schemaseek.errors.DeadlineExceededError` when the deadline
+passed first).
 
 :func:`known_ids` and :func:`learn` serve usage reports the same way over the members.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from schemaseek.config import SearchSettings
 from schemaseek.documents import Hit, SearchResponse
-from schemaseek.errors import SchemaSeekError
+from schemaseek.errors import DeadlineExceededError, SchemaSeekError, UnknownSourceError
 from schemaseek.query.filters import SearchFilter
 from schemaseek.query.fusion import top_k
-from schemaseek.query.pipeline import MODES, InvalidQueryError, validate_search
+from schemaseek.query.pipeline import MODES, InvalidQueryError, pin_closeness, validate_search
+from schemaseek.query.shared import Deadline, SharedQuery
 from schemaseek.query.state import Mode
 from schemaseek.recent import RecentQueries
 
@@ -97,16 +108,27 @@ def serving(indexes: Sequence[SchemaIndex | None]) -> list[Served]:
     ]
 
 
-#: How one member is asked: ``(member name, index, question, depth, mode, filter)`` → its
-#: answer. :func:`ask_index` by default; the service wraps it in tracing spans.
-Ask = Callable[[str, "SchemaIndex", str, int, Mode, SearchFilter], SearchResponse]
+#: How one member is asked: ``(member name, index, question, depth, mode, filter, shared)``
+#: → its answer. :func:`ask_index` by default; the service wraps it in tracing spans.
+Ask = Callable[[str, "SchemaIndex", str, int, Mode, SearchFilter, SharedQuery], SearchResponse]
+#: pinned hits score this far above the best other hit of any member, plus a step per
+#: closeness level (:func:`~schemaseek.query.pipeline.pin_closeness`) so closer spellings
+#: lead; the keyset ``(score, key)`` of cursors then keeps them first on every page
+PIN_MARGIN = 1.0
+PIN_STEP = 1e-3
 
 
 def ask_index(
-    name: str, index: SchemaIndex, query: str, depth: int, mode: Mode, search_filter: SearchFilter
+    name: str,
+    index: SchemaIndex,
+    query: str,
+    depth: int,
+    mode: Mode,
+    search_filter: SearchFilter,
+    shared: SharedQuery,
 ) -> SearchResponse:
     """:meth:`SchemaIndex.search` for ``depth`` results."""
-    return index.search(query, limit=depth, mode=mode, search_filter=search_filter)
+    return index.search(query, limit=depth, mode=mode, search_filter=search_filter, shared=shared)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,29 +196,31 @@ def federated_search(
     settings: SearchSettings | None = None,
     ask: Ask = ask_index,
     recent: RecentQueries | None = None,
+    deadline: Deadline | None = None,
+    executor: Executor | None = None,
 ) -> FederatedAnswer:
     """Search every member serving a wanted source and merge (see the module docstring).
 
     ``settings`` bound the question (default: the first member's); ``recent`` remembers the
-    answer's ``query_id``.
+    answer's ``query_id``; ``deadline`` bounds the whole search (past it:
+    :class:`~schemaseek.errors.DeadlineExceededError`), and ``executor`` runs the query
+    embedding so that waiting for it ends at the deadline.
     """
     started = time.perf_counter()
     search_filter = search_filter or SearchFilter()
-    wanted = set(search_filter.sources)
-    asked = [
-        (m.name, index)
-        for m in members
-        if (index := m.index) is not None
-        and (not wanted or wanted & {s.name for s in index.sources})
-    ]
+    asked = _wanted(members, search_filter.sources)
     if settings is None and not asked:
         raise NoEngineError("no engine can serve searches yet")
     bounds = settings or asked[0][1].settings
     query = validate_search(query, limit=limit, mode=mode, settings=bounds)
     chosen = next(m for m in MODES if m == mode)
+    if not asked:
+        raise NoEngineError("no engine can serve searches yet")
     cut = page or Page(max_depth=limit)
     depth = min(cut.served + limit + 1, cut.max_depth)
-    answers, failed = _ask_all(asked, query, depth, chosen, search_filter, ask)
+    pinned = any(index.pinned(query, search_filter) for _, index in asked)
+    shared = SharedQuery(query, deadline=deadline, executor=executor, pinned=pinned)
+    answers, failed = _ask_all(asked, query, depth, chosen, search_filter, ask, shared)
     if page is None and len(answers) == 1:
         answer = _pass_through(*answers[0], degraded=failed)
     else:
@@ -207,6 +231,20 @@ def federated_search(
     return answer
 
 
+def _wanted(members: Sequence[Member], wanted: Sequence[str]) -> list[tuple[str, SchemaIndex]]:
+    """The serving members holding a wanted source (all without any);
+    :class:`UnknownSourceError` for a wanted source no member has."""
+    serving = [(m.name, i) for m in members if (i := m.index) is not None]
+    if not wanted:
+        return serving
+    names = {m.name for m in members} | {s.name for _, i in serving for s in i.sources}
+    unknown = sorted(set(wanted) - names)
+    if unknown:
+        known = ", ".join(sorted(n for n in names if "," not in n)) or "none"
+        raise UnknownSourceError(f"unknown sources {unknown}; sources served: {known}")
+    return [(n, i) for n, i in serving if set(wanted) & {s.name for s in i.sources}]
+
+
 def _ask_all(
     asked: Sequence[tuple[str, SchemaIndex]],
     query: str,
@@ -214,14 +252,21 @@ def _ask_all(
     mode: Mode,
     search_filter: SearchFilter,
     ask: Ask,
+    shared: SharedQuery,
 ) -> tuple[list[tuple[str, SearchResponse]], bool]:
-    """Every answering member's response, and whether one failed."""
+    """Every answering member's response, and whether one failed (or was not asked: the
+    deadline had passed; :class:`DeadlineExceededError` when it passed before any answer)."""
     answers: list[tuple[str, SearchResponse]] = []
     failed = False
     for name, index in asked:
+        if answers and shared.deadline.expired:
+            logger.warning("deadline passed: engine %r was not asked", name)
+            failed = True
+            continue
+        shared.deadline.check()
         try:
-            answers.append((name, ask(name, index, query, depth, mode, search_filter)))
-        except InvalidQueryError:
+            answers.append((name, ask(name, index, query, depth, mode, search_filter, shared)))
+        except (InvalidQueryError, DeadlineExceededError):
             raise
         except Exception as exc:  # one broken engine never fails the search
             logger.warning("engine %r failed a search: %s", name, exc)
@@ -252,17 +297,22 @@ def _merge(
     depth: int,
     failed: bool,
 ) -> FederatedAnswer:
-    """One page of the merged hits, by ``(score desc, key)`` after the page's keyset."""
+    """One page of the merged hits, by ``(score desc, key)`` after the page's keyset; pinned
+    hits first (:data:`PIN_MARGIN`)."""
     scores: dict[str, float] = {}
     found: dict[str, FederatedHit] = {}
     examples: dict[str, dict[str, Any]] = {}
     degraded, more, effective = failed, False, str(mode)
+    best = _best_unpinned(answers)
     for name, response in answers:
         degraded |= response.degraded
         effective = response.mode if response.mode != mode else effective
         more |= len(response.hits) >= depth and depth < page.max_depth
         for hit in response.hits:
             key = hit_key(hit.document.source, hit.id)
+            if hit.explanation.pinned:
+                closeness = pin_closeness(query, hit.id, hit.document.name)
+                hit = dataclasses.replace(hit, score=best + PIN_MARGIN + PIN_STEP * (5 - closeness))
             scores[key] = hit.score
             found[key] = FederatedHit(name, hit, key)
         for example in response.examples:
@@ -279,6 +329,16 @@ def _merge(
         degraded=degraded,
         examples=list(examples.values()),
     )
+
+
+def _best_unpinned(answers: Sequence[tuple[str, SearchResponse]]) -> float:
+    """The best score of a hit not pinned, over every member (a member's pins score its best
+    plus one, so that best is known even when its page held pins only)."""
+    best = 0.0
+    for _, response in answers:
+        for hit in response.hits:
+            best = max(best, hit.score - 1.0 if hit.explanation.pinned else hit.score)
+    return best
 
 
 # -- usage reports ----------------------------------------------------------------------------

@@ -75,7 +75,7 @@ def test_cold_start_and_a_change_embed_once_in_total(
         wait_until(lambda: len(generations(group)) == 1 and first not in generations(group))
         assert embedded(group) == 60 + 5
         assert sum(r.embedded for r in reports) == 5
-        assert [r.extra.get("save_error") for r in reports] == [None, None, None]
+        assert [r.save_error for r in reports] == [None, None, None]
         manifests = group[1].manager.generations(SOURCE)
         assert manifests[0].generation == group[2].unit.generation
         assert all(r.unit.coordination()["redis"] == "up" for r in group)
@@ -102,7 +102,7 @@ def test_a_stalled_holder_is_taken_over_and_its_late_save_is_refused(
 
         stalled.provider.block.set()  # the paused holder wakes up and tries to save
         late = first.result(60)
-        assert "fencing token" in str(late.extra["save_error"])
+        assert "fencing token" in str(late.save_error)
         fingerprint = stalled.unit.fingerprint
         assert not stalled.coordinator.announce(SOURCE, fingerprint, "late", stale_token)
         wait_until(lambda: generations(group) == {new_generation})

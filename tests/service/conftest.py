@@ -20,7 +20,10 @@ def grpc_modules(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModuleTy
     """grpcio stubs generated with grpcio-tools, under the package name ``sspb`` (the real
     ``schemaseek`` package would shadow ``schemaseek.v1``)."""
     out = tmp_path_factory.mktemp("grpcgen")
-    protos = [str(p.relative_to(REPO / "proto")) for p in (REPO / "proto").rglob("*.proto")]
+    # the contract's own protos only (the standard grpc.* ones come with grpcio's packages)
+    protos = [
+        str(p.relative_to(REPO / "proto")) for p in (REPO / "proto/schemaseek").rglob("*.proto")
+    ]
     subprocess.run(
         [
             sys.executable, "-m", "grpc_tools.protoc", f"-I{REPO / 'proto'}",
@@ -69,17 +72,22 @@ def token_server(root: Path, warm: Path) -> ServerProcess:
     )
 
 
-@pytest.fixture(scope="session")
-def demo_server(
-    warm_snapshots: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
-    """The demo with tokens, served from the warm store (read-mostly: tests share it)."""
-    server = token_server(tmp_path_factory.mktemp("demo"), warm_snapshots)
+def serving_demo(warm: Path, root: Path) -> Iterator[ServerProcess]:
+    """The demo with tokens, served from a copy of the warm store under ``root``, ready."""
+    server = token_server(root, warm)
     try:
         server.wait_status("ready", timeout=120)
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def demo_server(
+    warm_snapshots: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    """The demo with tokens, served from the warm store (read-mostly: tests share it)."""
+    yield from serving_demo(warm_snapshots, tmp_path_factory.mktemp("demo"))
 
 
 @pytest.fixture()

@@ -80,7 +80,9 @@ def test_glossary_update_rollback_trace_config_and_events(
         persisted = json.loads((tmp_path / "data" / "glossary.json").read_text())
         assert persisted["entries"][-1]["terms"] == [NEW_TERM]
 
-        trace = _ok(server.rpc(ADMIN + "TraceQuery", {"search": {"query": "royalty payments"}}))
+        # (not "royalty payments": an exact name of a field, which pins it, so no engine embeds)
+        question = {"search": {"query": "royalty payments for Sony"}}
+        trace = _ok(server.rpc(ADMIN + "TraceQuery", question))
         names = {s["name"] for s in trace["spans"]}
         assert {"pipeline", "keyword.search", "embed_query", "vector.search", "paths"} <= names
         assert trace["response"]["results"] and trace["totalMs"] > 0

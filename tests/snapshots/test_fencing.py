@@ -61,12 +61,12 @@ def test_an_engine_save_carries_its_token_and_reports_a_refusal(store: SnapshotS
     manager.register_token("shop", 4)
     engine.save_token = 2
     report = engine.refresh().result(30)
-    assert "fencing token 2" in report.extra["save_error"]
+    assert "fencing token 2" in str(report.save_error)
     assert engine.generation == served  # the refused generation is not the engine's
     engine.save_token = 4
     schemas[0] = catalog(20, salt="again")
     report = engine.refresh().result(30)
-    assert "save_error" not in report.extra and engine.generation != served
+    assert report.save_error is None and engine.generation != served
     assert manager.find("shop", engine.generation or "").manifest.extra["fencing_token"] == 4  # type: ignore[union-attr]
     engine.destroy()
 

@@ -7,6 +7,7 @@ Logging is configured here (JSON lines on stderr), never at import.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -61,5 +62,6 @@ def serve_command(
     plan = plan_sources(demo=demo, config=config, questions=questions)
     overrides = {"host": host, "port": port, "insecure": insecure or None, "redis_url": redis_url}
     settings = load_service_config(plan.service_table, plan.search_table, overrides=overrides)
-    configure_logging(settings.log_level, settings.log_format)
+    api_key = os.environ.get(settings.search.embedding_api_key_env or "")
+    configure_logging(settings.log_level, settings.log_format, [settings.cursor_secret, api_key])
     raise typer.Exit(serve(settings, plan))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from schemaseek.cli.output import build_progress, stdout
+from schemaseek.cli.output import build_progress, stderr, stdout
 from schemaseek.errors import ConfigError
 
 if TYPE_CHECKING:  # imported when a command runs, so that start-up stays light
@@ -44,23 +44,22 @@ snapshot_app = typer.Typer(help="List, verify and roll back snapshot generations
 def open_manager(location: str | None, settings: SearchSettings | None = None) -> SnapshotManager:
     """The manager of ``location`` (or the configured snapshot directory)."""
     from schemaseek.config import SearchSettings
-    from schemaseek.snapshots.manager import SnapshotManager
-    from schemaseek.snapshots.retention import RetentionPolicy
-    from schemaseek.snapshots.store import open_store
+    from schemaseek.engine.persistence import open_snapshots
 
     settings = settings or SearchSettings()
     where = location or settings.snapshot_dir
     if not where:
         raise ConfigError("give --snapshot-dir DIR (or set SCHEMASEEK_SNAPSHOT_DIR)")
-    store = open_store(where, s3_endpoint_url=os.environ.get("SCHEMASEEK_S3_ENDPOINT_URL"))
-    return SnapshotManager(
-        store, policy=RetentionPolicy(min_valid=settings.snapshot_min_generations)
-    )
+    endpoint = os.environ.get("SCHEMASEEK_S3_ENDPOINT_URL")
+    return open_snapshots(where, settings, s3_endpoint_url=endpoint)
 
 
-def _engines(selection: ResolvedSources, manager: SnapshotManager) -> list[SourceEngine]:
+def _engines(
+    selection: ResolvedSources, manager: SnapshotManager, *, keep_hold: bool
+) -> list[SourceEngine]:
     """One started engine per source (warm from the newest valid generation when possible),
-    their progress (embedding, snapshot load and save) on stderr."""
+    their progress (embedding, snapshot load and save) on stderr; ``keep_hold=False`` applies
+    the live source even over a rolled-back generation."""
     from schemaseek.embedding.factory import breaker_config, provider_from_settings
     from schemaseek.engine import SourceEngine
 
@@ -79,7 +78,7 @@ def _engines(selection: ResolvedSources, manager: SnapshotManager) -> list[Sourc
                 breaker=breaker_config(settings),
                 progress=progress,
             )
-            engine.init(wait=True)
+            engine.init(wait=True, keep_hold=keep_hold)
             engines.append(engine)
     from schemaseek.glossary_lint import warn_unresolved
 
@@ -92,22 +91,39 @@ def _constant(schema: SourceSchema) -> Callable[[], SourceSchema]:
 
 
 def index_with_snapshots(selection: ResolvedSources, location: str | None, json_out: bool) -> None:
-    """``index --snapshot-dir``: one line per source (JSON Lines with ``--json``)."""
+    """``index --snapshot-dir``: one line per source (JSON Lines with ``--json``); an explicit
+    index applies the live source even over a rolled-back generation; exit code 1
+    when a source failed or its new generation could not be saved (the line then says which
+    generation a start would load instead)."""
     from schemaseek.engine import EngineReport
 
     manager = open_manager(location, selection.settings)
-    for engine in _engines(selection, manager):
+    failed = False
+    for engine in _engines(selection, manager, keep_hold=False):
         report = engine.last_report or EngineReport(engine.name, 0, 0, 0)
         engine.destroy()
+        problem = report.error or report.save_error
+        failed |= bool(problem)
+        serving = report.generation or "none (a start would be cold)"
         if json_out:
-            sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False) + "\n")
+            line = report.to_dict() | {
+                "saved": not problem,
+                "serving_generation": report.generation,
+            }
+            sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+        elif problem:
+            stderr.print(
+                f"[bold]{escape(report.source)}[/]: [red]not saved[/]: {escape(problem)}; "
+                f"the newest saved generation is still {serving}"
+            )
         else:
             stdout.print(
                 f"[bold]{escape(report.source)}[/]: {report.documents} documents, "
                 f"{report.embedded} embedded, {report.reused} reused → generation "
                 f"{report.generation} in {report.took_s:.2f} s"
-                + (f"  [red]{escape(report.error)}[/]" if report.error else "")
             )
+    if failed:
+        raise typer.Exit(1)
 
 
 def search_index(selection: ResolvedSources, location: str | None) -> SchemaIndex:
@@ -117,7 +133,7 @@ def search_index(selection: ResolvedSources, location: str | None) -> SchemaInde
     from schemaseek.index import SchemaIndex
 
     manager = open_manager(location, selection.settings)
-    engines = _engines(selection, manager)
+    engines = _engines(selection, manager, keep_hold=True)
     if len(engines) == 1:
         return engines[0].index
     merged = SchemaIndex(
@@ -148,7 +164,7 @@ def _print(rows: list[dict[str, Any]], json_out: bool, columns: list[str]) -> No
 def list_command(
     snapshot_dir: SnapshotDirOpt = None, source: SourceOpt = None, json_out: JsonOpt = False
 ) -> None:
-    """List generations, newest first (manifests are read, files are not verified).
+    """List generations, newest first, each verified as a start-up would (``status``).
 
     Example: schemaseek snapshot list --snapshot-dir .schemaseek/snapshots
     """
@@ -157,6 +173,7 @@ def list_command(
     for name in [source] if source else manager.sources():
         for info in manager.generations(name):
             manifest = info.manifest
+            problem = manager.problem(info)
             rows.append(
                 {
                     "source": name,
@@ -167,7 +184,7 @@ def list_command(
                     "vectors": manifest.vectors if manifest else None,
                     "bytes": manifest.total_bytes if manifest else None,
                     "rolled_back_from": manifest.rolled_back_from if manifest else None,
-                    "status": "complete" if manifest else info.error,
+                    "status": "valid" if problem is None else f"invalid: {problem}",
                 }
             )
     _print(rows, json_out, ["source", "generation", "created_at", "documents", "status"])
@@ -184,19 +201,14 @@ def verify_command(
 
     Example: schemaseek snapshot verify --snapshot-dir D --source music_api
     """
-    from schemaseek.snapshots.manifest import SnapshotError
-
     manager = open_manager(snapshot_dir)
     rows = []
     for name in [source] if source else manager.sources():
         for info in manager.generations(name):
             if generation and info.generation != generation:
                 continue
-            try:
-                manager.verify(info)
-                status, ok = "valid", True
-            except SnapshotError as exc:
-                status, ok = f"invalid: {exc}", False
+            problem = manager.problem(info)
+            status, ok = ("valid", True) if problem is None else (f"invalid: {problem}", False)
             rows.append(
                 {"source": name, "generation": info.generation, "valid": ok, "status": status}
             )
@@ -212,10 +224,15 @@ def rollback_command(
     snapshot_dir: SnapshotDirOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Make an older generation the newest (verified, then copied as a new generation).
+    """Make an older generation the newest (verified, then copied as a new generation). It
+    holds: services started on it stay on it until the source's schema changes again or an
+    admin refreshes the source (RefreshEngine).
 
     Example: schemaseek snapshot rollback music_api 20260407T120000000000Z-ab12cd --snapshot-dir D
     """
-    manifest = open_manager(snapshot_dir).rollback(source, generation)
+    from schemaseek.engine import persistence
+
+    hold = {persistence.HOLD: True}
+    manifest = open_manager(snapshot_dir).rollback(source, generation, extra=hold)
     row = {"source": source, "generation": manifest.generation, "rolled_back_from": generation}
     _print([row], json_out, ["source", "generation", "rolled_back_from"])

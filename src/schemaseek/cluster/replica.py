@@ -29,6 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from schemaseek.cluster.coordinator import Coordinator, Lease, Message
 from schemaseek.cluster.lease import LeaseKeeper
+from schemaseek.engine.gate import Party
 from schemaseek.engine.report import EngineCancelled, EngineReport, EngineState
 from schemaseek.engine.units import EngineFactory, EngineUnit, ServingUnit
 from schemaseek.errors import ConfigError, CoordinationError, SnapshotError
@@ -120,8 +121,8 @@ class ReplicaUnit(EngineUnit):
     def start(self) -> Future[EngineReport]:
         return self._worker.submit(self._start)
 
-    def refresh(self) -> Future[EngineReport]:
-        return self._worker.submit(self._refresh)
+    def refresh(self, party: Party | None = None) -> Future[EngineReport]:
+        return self._worker.submit(self._refresh, party)
 
     def rollback(self, generation: str) -> ServingUnit:
         """Copy ``generation`` as the newest, announce it under the lease, and return a new
@@ -202,25 +203,38 @@ class ReplicaUnit(EngineUnit):
         except SnapshotError:
             return None
 
-    def _refresh(self) -> EngineReport:
-        if not self.engine.index.built:
-            return self._skipped("not serving yet", error=True)
+    def _refresh(self, party: Party | None = None) -> EngineReport:
+        """Rebuild under the lease (committing inside ``party``'s gate when given). A
+        replica that cannot take part breaks the gate (nothing commits anywhere); a follower
+        (another replica builds) passes through it with nothing to commit: the generation the
+        holder announces brings the change."""
+        report: EngineReport | None = None
         try:
+            if not self.engine.index.built:
+                report = self._skipped("not serving yet", error=True)
+                return report
             self._sync()
             if self._unreadable:
-                return self._skipped(self._unreadable, error=True)
+                report = self._skipped(self._unreadable, error=True)
+                return report
             lease = self._acquire()
             if lease is None:
-                return self._skipped("another replica holds the build lease")
-            return self._build(lease)
+                report = self._skipped("another replica holds the build lease")
+                return report
+            report = self._build(lease, party)
+            return report
         except CoordinationError as exc:
-            return self._skipped(f"coordinated rebuild suspended: {exc}", error=True)
+            report = self._skipped(f"coordinated rebuild suspended: {exc}", error=True)
+            return report
+        finally:
+            if party is not None and not party.entered:
+                _settle(party, failed=report is None or report.error is not None)
 
     def _acquire(self) -> Lease | None:
         floor = self.manager.highest_token(self.name)
         return self.coordinator.try_acquire(self.name, min_token=floor)
 
-    def _build(self, lease: Lease) -> EngineReport:
+    def _build(self, lease: Lease, party: Party | None = None) -> EngineReport:
         """Fetch, embed what changed and save under ``lease``; announce what was saved."""
         engine = self.engine
         self._lease = lease
@@ -234,13 +248,13 @@ class ReplicaUnit(EngineUnit):
             self._progress("building", 0, 0)
             self.manager.register_token(self.name, lease.token)
             engine.save_token = lease.token
-            future = engine.refresh() if engine.index.built else engine.init()
+            future = engine.refresh(party) if engine.index.built else engine.init()
             report = future.result()
             engine.save_token = None
-            if report.extra.get("save_error") or lease.lost.is_set():
+            if report.save_error or lease.lost.is_set():
                 logger.warning(
                     "build of %r under token %d not announced: %s", self.name, lease.token,
-                    report.extra.get("save_error") or "the lease was lost",
+                    report.save_error or "the lease was lost",
                 )  # fmt: skip
                 self._sync()  # follow whoever took over
             elif engine.generation is not None:
@@ -332,3 +346,13 @@ class ReplicaUnit(EngineUnit):
         self._published = now
         with contextlib.suppress(CoordinationError):
             self.coordinator.report_progress(self.name, lease.token, phase, done, total)
+
+
+def _settle(party: Party, *, failed: bool) -> None:
+    """Take ``party``'s place at its gate without committing anything: break the gate when
+    this replica failed, else pass through it so that the others commit."""
+    if failed:
+        party.abort()
+        return
+    with party:
+        pass

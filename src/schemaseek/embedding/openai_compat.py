@@ -7,7 +7,11 @@
 * **Credentials**: the API key is read from the environment variable *named* by
   ``api_key_env`` at each request and sent as ``Authorization: Bearer``. The key itself is
   never stored on the object, in its ``repr``, in error messages, logs, fingerprints or snapshot
-  manifests. An unset variable sends no header (local servers rarely want one).
+  manifests. An unset variable sends no header (local servers rarely want one). A user and
+  password in ``base_url`` (``https://user:pass@host/v1``) are sent as HTTP basic auth and
+  kept out of the URL everything else sees: ``base_url`` is the redacted form (what errors,
+  logs, the fingerprint and manifests show), and the URL requests go to holds no userinfo
+  (so an HTTP library logging it cannot leak the password either).
 * **Strict dimensions**: every returned vector must have exactly ``dimensions`` floats; a
   response of another size is rejected with :class:`~schemaseek.errors.EmbeddingError`, so
   nothing of the wrong size is ever stored and search stays lexical.
@@ -36,6 +40,7 @@ import numpy as np
 
 from schemaseek.embedding.base import ProgressCallback, Vectors
 from schemaseek.errors import ConfigError, EmbeddingError
+from schemaseek.sources.redact import redact_url
 
 __all__ = ["OpenAICompatibleProvider"]
 
@@ -91,7 +96,11 @@ class OpenAICompatibleProvider:
             raise ConfigError(f"base_url must be an http(s) URL, not {base_url!r}")
         self.model = model
         self._dimensions = dimensions
-        self.base_url = base_url.rstrip("/")
+        parts = httpx.URL(base_url.rstrip("/"))
+        self._auth = httpx.BasicAuth(parts.username, parts.password) if parts.username else None
+        self._endpoint = str(parts.copy_with(username=None, password=None))
+        self.base_url = redact_url(base_url.rstrip("/"))
+        """The API root with any password masked (what is shown anywhere)."""
         self.api_key_env = api_key_env
         self.request_dimensions = request_dimensions
         self.batch_size = batch_size
@@ -227,9 +236,10 @@ class OpenAICompatibleProvider:
         url = f"{self.base_url}/embeddings"
         try:
             response = self._client.post(
-                url,
+                f"{self._endpoint}/embeddings",
                 json=payload,
                 headers=self._headers(),
+                auth=self._auth or httpx.USE_CLIENT_DEFAULT,
                 timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
             )
         except httpx.TimeoutException:

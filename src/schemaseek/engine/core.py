@@ -11,10 +11,20 @@ anything: when the provider fails (or its circuit is open) the serving index sta
 Documents are re-embedded only when their content hash changed; a warm start with nothing
 changed makes no embedding call at all. The engine owns no timer: see
 :class:`~schemaseek.engine.polling.Poller`.
+
+**Rollback holds.** An engine started from a rolled-back generation (its manifest says
+``hold``) stays on it: a refresh whose fetched schema has the hash the live source had when the
+rollback was made changes nothing (report ``held``). The hold ends when the live schema
+changes again (that refresh applies it) or :meth:`SourceEngine.release_hold` is called (an
+admin's explicit refresh).
+
+**Committing with others.** ``refresh(party=...)`` prepares the change (fetch, diff, embed) and
+commits it inside a :class:`~schemaseek.engine.gate.CommitGate` shared with other engines.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -29,6 +39,7 @@ from schemaseek.documents import Document, SearchResponse
 from schemaseek.embedding.base import EmbeddingProvider, Vectors
 from schemaseek.embedding.breaker import BreakerConfig, BreakerProvider, BreakerState
 from schemaseek.engine import persistence
+from schemaseek.engine.gate import Party
 from schemaseek.engine.report import EngineCancelled, EngineReport, EngineState
 from schemaseek.errors import ConfigError, EmbeddingError, SnapshotError
 from schemaseek.glossary import Glossary
@@ -111,6 +122,7 @@ class SourceEngine:
         self.on_progress: Callable[[str, int, int], None] | None = None
         """Called on the worker with ``(stage, done, total)``: embedding, snapshot load and
         save (see :meth:`report_progress`)."""
+        self._hold: str | None = None  # live schema hash a rollback holds against ("": unknown)
 
     # -- state ----------------------------------------------------------------------------
 
@@ -151,7 +163,12 @@ class SourceEngine:
     # -- lifecycle ------------------------------------------------------------------------
 
     def init(
-        self, *, wait: bool = False, generation: str | None = None, catch_up: bool = True
+        self,
+        *,
+        wait: bool = False,
+        generation: str | None = None,
+        catch_up: bool = True,
+        keep_hold: bool = True,
     ) -> Future[EngineReport]:
         """Start serving (phase one, in this call) and queue phase two; with ``wait``, block
         until phase two is done. Raises when there is neither a snapshot nor a live source.
@@ -159,12 +176,15 @@ class SourceEngine:
         ``generation`` serves exactly that snapshot generation (:class:`SnapshotError` when it
         cannot be read); ``catch_up=False`` serves a snapshot only, without fetching the
         source or embedding (a replica that follows announced generations), and raises
-        :class:`SnapshotError` when there is none."""
+        :class:`SnapshotError` when there is none. ``keep_hold=False`` ends the hold of a
+        rolled-back generation at once (its catch-up applies the live source)."""
         if self.index.built or self._cancel.is_set():
             raise ConfigError(f"engine {self.name!r} was already started")
         started = time.perf_counter()
         future: Future[EngineReport]
         if persistence.load_snapshot(self, generation):
+            if not keep_hold:
+                self.release_hold()
             if catch_up:
                 future = self._submit(self._catch_up, started)
             else:
@@ -190,18 +210,43 @@ class SourceEngine:
         future raises :class:`SnapshotError` when it cannot be read (nothing changes then)."""
         return self._submit(self._load, generation)
 
-    def refresh(self) -> Future[EngineReport]:
+    def refresh(self, party: Party | None = None) -> Future[EngineReport]:
         """Fetch the source and apply the diff, on the worker; a refresh requested while one
-        is queued returns that one's future."""
+        is queued returns that one's future (one that commits with a ``party`` never joins:
+        it is queued on its own)."""
         with self._lock:
             if self._cancel.is_set():
                 raise EngineCancelled(f"engine {self.name!r} is destroyed")
-            if self._pending is not None:
+            if self._pending is not None and party is None:
                 return self._pending
             future: Future[EngineReport] = Future()
-            self._pending = future
-        self._submit(self._run_refresh, future)
+            if party is None:
+                self._pending = future
+        self._submit(self._run_refresh, future, party)
         return future
+
+    @property
+    def held(self) -> bool:
+        """Whether a rollback holds the engine on its generation (module docstring)."""
+        return self._hold is not None
+
+    @property
+    def live_schema_hash(self) -> str:
+        """The live source's schema hash as last fetched ("" before any)."""
+        if self._hold:
+            return self._hold
+        sources = self.index.sources
+        return sources[0].schema_hash if sources else ""
+
+    def hold_rollback(self, live_hash: str = "") -> None:
+        """Stay on the served generation while the live schema hash is ``live_hash`` (the
+        first fetch sets it when empty)."""
+        self._hold = live_hash
+
+    def release_hold(self) -> bool:
+        """End a rollback hold (the next refresh applies the live schema); True if held."""
+        held, self._hold = self._hold is not None, None
+        return held
 
     def search(
         self,
@@ -235,17 +280,22 @@ class SourceEngine:
         self._tasks = [t for t in self._tasks if not t.done()] + [future]
         return future
 
-    def _run_refresh(self, future: Future[EngineReport]) -> None:
+    def _run_refresh(self, future: Future[EngineReport], party: Party | None) -> None:
         with self._lock:
             if self._pending is future:
                 self._pending = None  # later requests queue a new refresh
         if not future.set_running_or_notify_cancel():
+            if party is not None:
+                party.abort()
             return
         started = time.perf_counter()
         try:
-            future.set_result(self._fetch_and_apply(started))
+            future.set_result(self._fetch_and_apply(started, party))
         except BaseException as exc:
             future.set_exception(exc)
+        finally:
+            if party is not None:
+                party.abort()  # a no-op once it committed
 
     def _load(self, generation: str) -> EngineReport:
         started = time.perf_counter()
@@ -260,16 +310,33 @@ class SourceEngine:
     def _catch_up(self, started: float) -> EngineReport:
         return self._fetch_and_apply(started)
 
-    def _fetch_and_apply(self, started: float) -> EngineReport:
+    def _fetch_and_apply(self, started: float, party: Party | None = None) -> EngineReport:
         try:
             schema = self._fetch()
         except Exception as exc:
             return self._failure(started, f"fetching the source failed: {exc}")
-        return self._apply_logged(schema, started)
+        if self._hold is not None:
+            if self._hold in ("", schema.schema_hash):
+                self._hold = schema.schema_hash
+                return self._held(started, party)
+            logger.info("source %r changed since its rollback: applying it", self.name)
+            self._hold = None
+        return self._apply_logged(schema, started, party)
 
-    def _apply_logged(self, schema: SourceSchema, started: float) -> EngineReport:
+    def _held(self, started: float, party: Party | None) -> EngineReport:
+        """A refresh under a rollback hold: documents stay; a new glossary's matcher still
+        serves (inside the gate, with the other engines)."""
+        if party is not None:
+            with party:
+                self.index.reload_glossary(self.index.glossary)
+        count = self.index.document_count
+        return self._report(time.perf_counter() - started, count, 0, 0, 0, 0, held=True)
+
+    def _apply_logged(
+        self, schema: SourceSchema, started: float, party: Party | None = None
+    ) -> EngineReport:
         try:
-            return self._apply(schema, started)
+            return self._apply(schema, started, party)
         except EngineCancelled:
             raise
         except Exception as exc:
@@ -292,12 +359,18 @@ class SourceEngine:
         self.last_report = report
         return report
 
-    def _apply(self, schema: SourceSchema, started: float) -> EngineReport:
-        """Diff ``schema`` against the index, embed what changed, install, save."""
+    def _apply(
+        self, schema: SourceSchema, started: float, party: Party | None = None
+    ) -> EngineReport:
+        """Diff ``schema`` against the index, embed what changed, install (inside the gate of
+        ``party`` when given), save."""
         index = self.index
         diff = index.diff(schema)
         has_vectors = self.provider is None or not index.degraded
         if diff.empty and has_vectors:
+            if party is not None:  # a glossary change that left every document as it was
+                with party:
+                    index.reload_glossary(index.glossary)
             return self._report(time.perf_counter() - started, len(diff.documents), 0, 0, 0, 0)
         replacement = None
         vectors = None
@@ -310,16 +383,15 @@ class SourceEngine:
         else:
             embedded = 0
         self._check_cancel()
-        index.apply_diff(diff, vectors=vectors, replacement=replacement)
+        with party or contextlib.nullcontext():
+            index.apply_diff(diff, vectors=vectors, replacement=replacement)
         served_s = time.perf_counter() - started  # the new index serves from here on
         save_error = persistence.save_snapshot(self)
-        extra: dict[str, Any] = {"save_s": time.perf_counter() - started - served_s}
-        if save_error:
-            extra["save_error"] = save_error
+        saved_s = time.perf_counter() - started - served_s
         changed = len(diff.changed)
         return self._report(
             served_s, len(diff.documents), embedded, diff.added, changed - diff.added,
-            len(diff.removed), extra=extra,
+            len(diff.removed), extra={"save_s": saved_s}, save_error=save_error,
         )  # fmt: skip
 
     def _report(
@@ -331,6 +403,8 @@ class SourceEngine:
         changed: int,
         removed: int,
         extra: dict[str, Any] | None = None,
+        save_error: str | None = None,
+        held: bool = False,
     ) -> EngineReport:
         report = EngineReport(
             source=self.name,
@@ -344,6 +418,8 @@ class SourceEngine:
             took_s=took_s,
             degraded=self.state is not EngineState.READY,
             extra=extra or {},
+            save_error=save_error,
+            held=held,
         )
         self.last_report = report
         return report

@@ -41,6 +41,7 @@ from schemaseek.embedding.cache import CachedQueryEmbedder
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.disk_cache import DiskCachedProvider
 from schemaseek.engine.core import SourceEngine
+from schemaseek.engine.persistence import open_snapshots
 from schemaseek.engine.report import EngineReport
 from schemaseek.engine.units import EngineUnit
 from schemaseek.errors import SnapshotError
@@ -50,9 +51,7 @@ from schemaseek.index import SchemaIndex
 from schemaseek.progress import StageProgress
 from schemaseek.query.filters import SearchFilter
 from schemaseek.query.state import Mode
-from schemaseek.snapshots.local import LocalDirStore
 from schemaseek.snapshots.manager import SnapshotManager
-from schemaseek.snapshots.retention import RetentionPolicy
 from schemaseek.sources.base import SourceSchema
 
 __all__ = ["LocalEngines", "LocalSource", "store_key"]
@@ -201,8 +200,7 @@ class LocalEngines:
         folder = self._folder(source)
         if folder is None or self.counter is None:
             return None
-        policy = RetentionPolicy(min_valid=self.settings.snapshot_min_generations)
-        return SnapshotManager(LocalDirStore(folder), policy=policy)
+        return open_snapshots(str(folder), self.settings)
 
     def _origin_file(self, source: LocalSource) -> Path | None:
         folder = self._folder(source)

@@ -1,20 +1,47 @@
-"""How an engine loads its newest valid generation and saves new ones."""
+"""How an engine loads its newest valid generation and saves new ones, and the one way a
+snapshot manager is opened (:func:`open_snapshots`: with the index layer's content check, so
+every validation of a generation is the same)."""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
 
+from schemaseek.config import SearchSettings
 from schemaseek.errors import SnapshotError
+from schemaseek.index.files import check_generation
 from schemaseek.signals.files import GRAPH
-from schemaseek.snapshots.manager import VerifiedGeneration
+from schemaseek.snapshots.manager import SnapshotManager, VerifiedGeneration
+from schemaseek.snapshots.retention import RetentionPolicy
+from schemaseek.snapshots.store import open_store
 
 if TYPE_CHECKING:
     from schemaseek.engine.core import SourceEngine
 
-__all__ = ["load_snapshot", "save_snapshot"]
+__all__ = ["HOLD", "HOLD_LIVE_HASH", "load_snapshot", "open_snapshots", "save_snapshot"]
+
+#: manifest ``extra`` keys of a rolled-back generation: it holds (the source stays on it) and
+#: the live schema hash when the rollback was made ("" when unknown: the first fetch sets it)
+HOLD = "hold"
+HOLD_LIVE_HASH = "hold_live_schema_hash"
 
 logger = logging.getLogger(__name__)
+
+
+def open_snapshots(
+    location: str,
+    settings: SearchSettings,
+    *,
+    s3_endpoint_url: str | None = None,
+    s3_region: str | None = None,
+) -> SnapshotManager:
+    """The snapshot manager of ``location`` (a directory, ``s3://bucket/prefix`` or
+    ``memory://name``) with ``settings``' retention and the generation content check."""
+    return SnapshotManager(
+        open_store(location, s3_endpoint_url=s3_endpoint_url, s3_region=s3_region),
+        policy=RetentionPolicy(min_valid=settings.snapshot_min_generations),
+        check=check_generation,
+    )
 
 
 def load_snapshot(engine: SourceEngine, generation: str | None = None) -> bool:
@@ -47,7 +74,10 @@ def load_snapshot(engine: SourceEngine, generation: str | None = None) -> bool:
             return False
         loaded = found
     engine.report_progress("snapshot load", 1, 1)
-    engine.generation = loaded.generation.manifest.generation
+    manifest = loaded.generation.manifest
+    engine.generation = manifest.generation
+    if manifest.rolled_back_from and manifest.extra.get(HOLD):
+        engine.hold_rollback(str(manifest.extra.get(HOLD_LIVE_HASH) or ""))
     return True
 
 
@@ -55,7 +85,8 @@ def save_snapshot(engine: SourceEngine) -> str | None:
     """Write a generation of the current index (when it has vectors), then make the live
     keyword index the saved one, so a restart answers exactly as this process does. The save
     carries ``engine.save_token`` (a fencing token) when one is set. Returns why the save
-    failed, or None."""
+    failed (the engine keeps serving; ``engine.generation`` stays the newest saved one), or
+    None."""
     index = engine.index
     if engine.snapshots is None or engine.fingerprint is None or index.degraded:
         return None
@@ -76,7 +107,7 @@ def save_snapshot(engine: SourceEngine) -> str | None:
     except Exception as exc:  # serving goes on; the next change saves again
         logger.warning("saving a snapshot of source %r failed: %s", engine.name, exc)
         engine.report_progress("snapshot save", 1, 1)
-        return str(exc)
+        return f"saving the generation failed: {exc}"
     engine.report_progress("snapshot save", 1, 1)
     engine.generation = manifest.generation
     index.adopt_keyword_files(files)

@@ -29,7 +29,9 @@ class EngineCancelled(SchemaSeekError):
 class EngineReport:
     """What one start or refresh did. ``took_s`` runs until the updated index serves (the
     snapshot is written after that: ``extra["save_s"]``). ``error`` is set when it failed
-    (the index then is what it was before)."""
+    (the index then is what it was before); ``save_error`` when the index changed but its
+    generation could not be saved (``generation`` then names the newest saved one, if any);
+    ``held`` when a rollback kept the source on its generation."""
 
     source: str
     documents: int
@@ -43,6 +45,8 @@ class EngineReport:
     degraded: bool = False
     error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    save_error: str | None = None
+    held: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The CLI's ``index --json`` line."""
@@ -57,4 +61,8 @@ class EngineReport:
         }
         if self.error:
             out["error"] = self.error
+        if self.save_error:
+            out["save_error"] = self.save_error
+        if self.held:
+            out["held"] = True
         return out

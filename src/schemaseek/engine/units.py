@@ -6,36 +6,36 @@ searches over units (:mod:`schemaseek.federation`). :class:`EngineUnit` adapts a
 :class:`~schemaseek.engine.SourceEngine` (two-phase start, snapshot generations, circuit
 breakers); :class:`IndexUnit` adapts a plain :class:`~schemaseek.index.SchemaIndex` (rebuilt
 on refresh, no snapshots), for embedding the service around an index built elsewhere.
+
+A unit's refresh may commit together with other units' (``party``, see
+:mod:`schemaseek.engine.gate`): a glossary update then reaches every unit at one instant.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol
 
 from schemaseek.embedding.breaker import Listener
+from schemaseek.engine import persistence
 from schemaseek.engine.core import SourceEngine
+from schemaseek.engine.gate import Party
 from schemaseek.engine.report import EngineReport, EngineState
-from schemaseek.errors import ConfigError, SchemaSeekError
+from schemaseek.errors import ConfigError
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
 from schemaseek.snapshots.manager import SnapshotManager
 from schemaseek.sources.base import SourceSchema
 
-__all__ = ["EngineFactory", "EngineUnit", "IndexUnit", "RollbackHold", "ServingUnit"]
+__all__ = ["EngineFactory", "EngineUnit", "IndexUnit", "ServingUnit"]
 
 logger = logging.getLogger(__name__)
 
 #: ``(name, fetch) -> SourceEngine``: how an :class:`EngineUnit` (re)creates its engine.
 EngineFactory = Callable[[str, Callable[[], SourceSchema]], SourceEngine]
-
-
-class RollbackHold(SchemaSeekError):
-    """Raised by the fetch of a rolled-back engine once, so its catch-up keeps the generation."""
 
 
 class ServingUnit(Protocol):
@@ -77,7 +77,13 @@ class ServingUnit(Protocol):
         """Start serving (phase one in this call); the future is the background phase two."""
         ...
 
-    def refresh(self) -> Future[EngineReport]: ...
+    def refresh(self, party: Party | None = None) -> Future[EngineReport]:
+        """Fetch and apply the source (committing inside ``party``'s gate when given)."""
+        ...
+
+    def release_rollback(self) -> bool:
+        """End a rollback hold (the next refresh applies the live schema); True if held."""
+        ...
 
     def set_glossary(self, glossary: Glossary) -> None:
         """Use ``glossary`` from the next refresh on (call :meth:`apply_glossary` after)."""
@@ -92,7 +98,8 @@ class ServingUnit(Protocol):
         ...
 
     def rollback(self, generation: str) -> ServingUnit:
-        """A new unit serving ``generation`` (this one is left to be destroyed)."""
+        """A new unit serving ``generation`` and holding on it (this one is left to be
+        destroyed)."""
         ...
 
     def destroy(self, timeout: float | None = None) -> bool: ...
@@ -163,8 +170,11 @@ class EngineUnit:
     def start(self) -> Future[EngineReport] | None:
         return self.engine.init()
 
-    def refresh(self) -> Future[EngineReport]:
-        return self.engine.refresh()
+    def refresh(self, party: Party | None = None) -> Future[EngineReport]:
+        return self.engine.refresh(party)
+
+    def release_rollback(self) -> bool:
+        return self.engine.release_hold()
 
     def set_glossary(self, glossary: Glossary) -> None:
         self.glossary = glossary
@@ -184,16 +194,13 @@ class EngineUnit:
         manager = self.engine.snapshots
         if manager is None:
             raise ConfigError("snapshots are not configured (set SCHEMASEEK_SNAPSHOT_DIR)")
-        manager.rollback(self.name, generation)
-        held = threading.Event()
-
-        def fetch() -> SourceSchema:
-            if not held.is_set():
-                held.set()
-                raise RollbackHold(f"serving rolled-back generation {generation}")
-            return self._fetch()
-
-        unit = EngineUnit(self.name, fetch, self._factory, self.glossary)
+        live_hash = self.engine.live_schema_hash  # the hold's baseline
+        manager.rollback(
+            self.name,
+            generation,
+            extra={persistence.HOLD: True, persistence.HOLD_LIVE_HASH: live_hash},
+        )
+        unit = EngineUnit(self.name, self._fetch, self._factory, self.glossary)
         for listener in self._listeners:
             unit.add_breaker_listener(listener)
         return unit
@@ -249,13 +256,28 @@ class IndexUnit:
     def start(self) -> Future[EngineReport] | None:
         return None if self._index.built else self.refresh()
 
-    def refresh(self) -> Future[EngineReport]:
-        return self._worker.submit(self._build)
+    def refresh(self, party: Party | None = None) -> Future[EngineReport]:
+        return self._worker.submit(self._build, party)
 
-    def _build(self) -> EngineReport:
+    def release_rollback(self) -> bool:
+        return False
+
+    def _build(self, party: Party | None = None) -> EngineReport:
+        """Rebuild in place; with a ``party``, build a new index beside the served one and
+        serve it inside the gate."""
         started = time.perf_counter()
         try:
-            built = self._index.build()
+            if party is None:
+                built = self._index.build()
+            else:
+                old = self._index
+                fresh = SchemaIndex(
+                    old.sources, glossary=old.glossary, provider=old.provider,
+                    settings=old.settings, reranker=old.reranker,
+                )  # fmt: skip
+                built = fresh.build(reuse=[old])
+                with party:
+                    self._index = fresh
         except Exception as exc:
             logger.warning("rebuilding index %r failed: %s", self.name, exc)
             report = EngineReport(self.name, 0, 0, 0, error=str(exc))
@@ -268,6 +290,9 @@ class IndexUnit:
                 took_s=time.perf_counter() - started,
                 degraded=built.degraded,
             )
+        finally:
+            if party is not None:
+                party.abort()  # a no-op once it committed
         self._report = report
         return report
 

@@ -41,12 +41,14 @@ from schemaseek.index.state import (
     vector_params,
 )
 from schemaseek.query.state import IndexParts
+from schemaseek.signals.files import SLOTS, decode_vectors
 from schemaseek.signals.keyword import KeywordIndex
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.snapshots.documents import LazyDocuments, SourceDocuments, document_record
+from schemaseek.snapshots.manager import VerifiedGeneration
 from schemaseek.sources.base import SourceSchema
 
-__all__ = ["Decoded", "SnapshotError", "decode", "decode_keyword", "encode"]
+__all__ = ["Decoded", "SnapshotError", "check_generation", "decode", "decode_keyword", "encode"]
 
 DOCUMENTS = "documents.bin"
 DOCUMENT_OFFSETS = "documents.offsets.npy"
@@ -102,6 +104,40 @@ def encode(parts: IndexParts | None, sources: Sequence[SourceSchema]) -> dict[st
     if parts.vector is not None and parts.vectors_ready:
         files.update(parts.vector.to_files())
     return files
+
+
+def check_generation(generation: VerifiedGeneration) -> None:
+    """Whether the files of a verified generation hold what its manifest says: the source,
+    the schema hash, the number of documents and of vectors (cheap: no index is built). The
+    snapshot manager runs it as part of every verification, so ``snapshot verify``,
+    ``snapshot list`` and a start-up agree.
+
+    Raises:
+        SnapshotError: naming the first disagreement.
+    """
+    manifest, files = generation.manifest, generation.files
+    try:
+        ids = json.loads(bytes(files[DOC_META]))["ids"]
+        source = json.loads(bytes(files[SOURCE]))
+        vectors = 0
+        if SLOTS in files:
+            vectors = sum(s is not None for s in decode_vectors(files)[2])
+    except KeyError as exc:
+        raise SnapshotError(f"generation lacks the file or field {exc}") from None
+    except (ValueError, TypeError) as exc:
+        raise SnapshotError(f"generation files are malformed: {exc!r}") from None
+    problems = [
+        f"{what}: the manifest says {said!r}, the files hold {held!r}"
+        for what, said, held in (
+            ("documents", manifest.documents, len(ids)),
+            ("vectors", manifest.vectors, vectors),
+            ("source", manifest.source, source.get("name")),
+            ("schema hash", manifest.schema_hash, source.get("schema_hash")),
+        )
+        if said != held
+    ]
+    if problems:
+        raise SnapshotError("; ".join(problems))
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,8 +36,9 @@ from schemaseek.index.diff import SourceDiff, content_hash, diff_source, keeps_s
 from schemaseek.index.reports import BuildProgress, BuildReport, RefreshReport
 from schemaseek.index.vectors import fill_vectors
 from schemaseek.query.filters import SearchFilter
-from schemaseek.query.pipeline import search
+from schemaseek.query.pipeline import pinned_ids, search
 from schemaseek.query.rerank import Reranker
+from schemaseek.query.shared import SharedQuery
 from schemaseek.query.state import IndexParts, Mode
 from schemaseek.recent import RecentQueries
 from schemaseek.signals.vector import VectorIndex
@@ -349,9 +350,11 @@ class SchemaIndex:
         predicate: Callable[[Document], bool] | None = None,
         search_filter: SearchFilter | None = None,
         instrument: Instrument | None = None,
+        shared: SharedQuery | None = None,
     ) -> SearchResponse:
         """Answer a question; see :func:`schemaseek.query.pipeline.search`. ``search_filter``
-        replaces the separate filter options; ``instrument`` sees the state first."""
+        replaces the separate filter options; ``instrument`` sees the state first; ``shared``
+        is what the indexes of one federated search share."""
         if search_filter is None:
             search_filter = SearchFilter(
                 include=tuple(include),
@@ -364,9 +367,17 @@ class SchemaIndex:
             parts = self._require()
             if instrument is not None:
                 parts = instrument(parts)
-            response = search(parts, query, limit=limit, mode=mode, search_filter=search_filter)
+            response = search(
+                parts, query, limit=limit, mode=mode, search_filter=search_filter, shared=shared
+            )
         self.recent.remember(response.query_id, response.query)
         return response
+
+    def pinned(self, query: str, search_filter: SearchFilter | None = None) -> list[str]:
+        """The ids a search for ``query`` pins (exact identifiers), closest first."""
+        with self._lock:
+            parts = self._require()
+        return pinned_ids(parts, query, search_filter or SearchFilter())
 
     def record_usage(
         self,

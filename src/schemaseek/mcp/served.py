@@ -15,12 +15,16 @@ one), and answers:
   Paths (root paths, FK joins) never cross indexes: each index holds its own graph.
 * **learning** — a usage report teaches every index that knows one of the ids
   (:func:`schemaseek.federation.learn`).
+
+``view`` (a service's :meth:`Backend.reading <schemaseek.service.backend.Backend.reading>`) is
+held around each search, so a glossary update reaches a search in every index or in none.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from schemaseek.documents import DocKind, Document, Hit, SearchResponse
 from schemaseek.embedding.cache import CachedQueryEmbedder
@@ -42,9 +46,11 @@ class ServedIndexes:
         self,
         indexes: Callable[[], Sequence[SchemaIndex | None]],
         *,
+        view: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext,
         building: Callable[[], str | None] | None = None,
     ) -> None:
         self._indexes = indexes
+        self._view = view
         self._building = building
 
     def building(self) -> str | None:
@@ -115,10 +121,11 @@ class ServedIndexes:
         """Search every index serving a wanted source and merge (module docstring); ``recent``
         remembers the answer's ``query_id``."""
         search_filter = SearchFilter(kinds=tuple(DocKind(k) for k in kinds), sources=tuple(sources))
-        answer = federated_search(
-            serving(self.current()), question, limit=limit, search_filter=search_filter,
-            recent=recent,
-        )  # fmt: skip
+        with self._view():
+            answer = federated_search(
+                serving(self.current()), question, limit=limit, search_filter=search_filter,
+                recent=recent,
+            )  # fmt: skip
         return answer.response()
 
     def known(self, ids: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 DEFAULT_BUDGET = 2000
 MIN_BUDGET = 300
 MAX_DESCRIBE = 20
+MAX_REPORTED = 200  # ids per report_usage call (the service's max_ids default)
 _EXAMPLE_SHARE = 0.25  # curated examples may use up to this share of the budget
 _JOIN_SHARE = 0.15  # join paths among the result's tables, up to this share
 _MESSAGES = {
@@ -257,6 +258,8 @@ class SchemaTools:
 
     def report_usage(self, query_id: str, ids: Sequence[str]) -> dict[str, Any]:
         """Record which ids of a search were used; unknown ids are reported, not stored."""
+        if len(ids) > MAX_REPORTED:
+            raise ToolInputError(f"give at most {MAX_REPORTED} ids")
         known, unknown = self.served.known(ids)
         if not query_id.strip() or not known:
             raise ToolInputError("give the query_id of a search and at least one id from the index")

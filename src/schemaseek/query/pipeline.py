@@ -1,8 +1,8 @@
 """The search pipeline: pin → signals → fuse → filter → rerank → augment → explain.
 
 Each stage that can fail on its own (query embedding, reranking, augmentation) degrades to a
-pass-through and never fails the search. Exact identifiers are pinned first and skip the
-query embedding entirely.
+pass-through and never fails the search. Exact identifiers are pinned first, appear once,
+and skip the query embedding entirely (in every index a :class:`SharedQuery` is shared by).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from schemaseek.query.fusion import NamedSignal, reciprocal_rank_fusion, top_k, 
 from schemaseek.query.graphql_priors import apply_graphql_priors
 from schemaseek.query.intent import question_intent
 from schemaseek.query.rerank import rerank_stage
+from schemaseek.query.shared import SharedQuery
 from schemaseek.query.state import IndexParts, Mode, SearchRun
 from schemaseek.signals.graph import QUERY_SIGNALS, STATIC_SIGNALS
 from schemaseek.signals.vector_kernels import Vectors
@@ -71,8 +72,10 @@ def search(
     limit: int = 10,
     mode: Mode = "hybrid",
     search_filter: SearchFilter | None = None,
+    shared: SharedQuery | None = None,
 ) -> SearchResponse:
-    """Run one search. Raises :class:`InvalidQueryError` for unacceptable input only."""
+    """Run one search. Raises :class:`InvalidQueryError` for unacceptable input only.
+    ``shared`` is what the indexes of one federated search share (deadline, query vector)."""
     started = time.perf_counter()
     settings = parts.settings
     query = validate_search(query, limit=limit, mode=mode, settings=settings)
@@ -84,8 +87,8 @@ def search(
 
     pinned = _pinned(parts, run)
     _lexical_signals(parts, run, depth)
-    if not pinned:
-        _vector_signal(parts, run, depth)
+    if not pinned and not (shared is not None and shared.pinned):
+        _vector_signal(parts, run, depth, shared)
     _graph_signals(parts, run)
     raw = _fuse(parts, run)
     fused = _collapse_to_cards(parts, raw)
@@ -115,7 +118,11 @@ def search(
         parts.documents, ranked, weight=settings.source_cohesion,
         window=settings.source_cohesion_window,
     )  # fmt: skip
-    top_score = ranked[0][1] if ranked else 0.0
+    # the stages after the filter may bring a pinned table back (joins): it is listed once,
+    # pinned, above everything whatever the order the stages left
+    held = set(pinned)
+    ranked = [(d, score) for d, score in ranked if d not in held]
+    top_score = max((score for _, score in ranked), default=0.0)
     final = [(d, top_score + 1.0) for d in pinned] + ranked
     final = final[:limit]
     hits = explain(parts, run, final, set(pinned))
@@ -147,25 +154,30 @@ def _head(
     return head
 
 
+def pinned_ids(parts: IndexParts, query: str, search_filter: SearchFilter) -> list[str]:
+    """The ids :func:`search` pins for ``query`` (see :func:`pin_closeness`)."""
+    return _pinned(parts, SearchRun(query.strip(), "keyword", 1, search_filter))
+
+
+def pin_closeness(query: str, doc_id: str, name: str) -> int:
+    """How closely a pinned id matches the question, 0 (the exact id) to 4: the exact
+    spelling first, then case-insensitive, then separator-insensitive matches."""
+    if query in (doc_id, name):
+        return 0 if query == doc_id else 1
+    if query.lower() in (doc_id.lower(), name.lower()):
+        return 2
+    return 3 if normalize_identifier(doc_id) == normalize_identifier(query) else 4
+
+
 def _pinned(parts: IndexParts, run: SearchRun) -> list[str]:
-    """Documents whose identifier equals the question: the exact spelling first, then
-    case-insensitive, then separator-insensitive matches."""
+    """Documents whose identifier equals the question, closest first (:func:`pin_closeness`)."""
     query = run.query
     candidates = [
         d
         for d in parts.pins.get(normalize_identifier(query), ())
         if run.filter.allows(parts.documents[d])
     ]
-
-    def closeness(doc_id: str) -> tuple[int, int, str]:
-        name = parts.documents[doc_id].name
-        if query in (doc_id, name):
-            return (0, 0 if query == doc_id else 1, doc_id)
-        if query.lower() in (doc_id.lower(), name.lower()):
-            return (1, 0, doc_id)
-        return (2, 0 if normalize_identifier(doc_id) == normalize_identifier(query) else 1, doc_id)
-
-    return sorted(candidates, key=closeness)
+    return sorted(candidates, key=lambda d: (pin_closeness(query, d, parts.documents[d].name), d))
 
 
 def _lexical_signals(parts: IndexParts, run: SearchRun, depth: int) -> None:
@@ -192,14 +204,19 @@ def _lexical_signals(parts: IndexParts, run: SearchRun, depth: int) -> None:
     )
 
 
-def _vector_signal(parts: IndexParts, run: SearchRun, depth: int) -> None:
+def _vector_signal(
+    parts: IndexParts, run: SearchRun, depth: int, shared: SharedQuery | None
+) -> None:
     if run.mode == "keyword":
         return
     if parts.embedder is None or parts.vector is None or not parts.vectors_ready:
         _degrade(parts, run, "no vectors are available")
         return
     try:
-        query_vector = parts.embedder.embed_query(run.query)
+        if shared is not None:
+            query_vector = shared.vector(parts.embedder)
+        else:
+            query_vector = parts.embedder.embed_query(run.query)
         searched, entries = _nearest(parts, run, query_vector, depth)
     except Exception as exc:  # any provider failure degrades to lexical search
         _degrade(parts, run, f"query embedding failed: {exc}")

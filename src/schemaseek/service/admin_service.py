@@ -1,4 +1,8 @@
-"""The ``schemaseek.v1.AdminService`` handlers (every one needs the ``admin`` role)."""
+"""The ``schemaseek.v1.AdminService`` handlers (every one needs the ``admin`` role).
+
+``TraceQuery`` runs under the search deadline; refreshes, glossary updates and rollbacks wait
+up to ``admin_timeout_s``. ``RefreshEngine`` is an explicit refresh: it ends a rollback hold.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from schemaseek.glossary import Glossary, parse_glossary
 from schemaseek.query.pipeline import InvalidQueryError
 from schemaseek.service import convert
 from schemaseek.service.backend import Backend
-from schemaseek.service.errors import run_blocking, to_connect_error
+from schemaseek.service.errors import request_deadline, run_blocking, to_connect_error
 from schemaseek.service.gen.schemaseek.v1 import admin_pb as pb
 from schemaseek.service.gen.schemaseek.v1.admin_connect import AdminService
 from schemaseek.service.search_service import run_search
@@ -39,13 +43,12 @@ class AdminHandler(AdminService):
         executor: ThreadPoolExecutor,
         secret: bytes,
         config: ServiceConfig,
-        refresh_timeout_s: float = 300.0,
     ) -> None:
         self.backend = backend
         self.executor = executor
         self.secret = secret
         self.config = config
-        self.refresh_timeout_s = refresh_timeout_s
+        self.refresh_timeout_s = config.admin_timeout_s
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await run_blocking(self.executor, fn, *args)
@@ -89,7 +92,7 @@ class AdminHandler(AdminService):
         return await self._run(self._refresh, request.source)
 
     def _refresh(self, source: str) -> pb.RefreshEngineResponse:
-        futures = self.backend.refresh(source or None)
+        futures = self.backend.refresh(source or None, release=True)
         reports = [f.result(self.refresh_timeout_s) for f in futures]
         return pb.RefreshEngineResponse(reports=[convert.refresh_report(r) for r in reports])
 
@@ -98,9 +101,11 @@ class AdminHandler(AdminService):
     ) -> pb.TraceQueryResponse:
         if request.search is None:
             raise to_connect_error(InvalidQueryError("search is required"))
-        response, tracer = await self._run(
-            run_search, self.backend, self.secret, request.search, Tracer()
-        )
+        deadline = request_deadline(ctx, self.config.max_deadline_ms)
+        response, tracer = await run_blocking(
+            self.executor, run_search, self.backend, self.secret, request.search, Tracer(),
+            deadline, deadline=deadline,
+        )  # fmt: skip
         assert tracer is not None
         spans = [
             pb.Span(
@@ -150,7 +155,7 @@ class AdminHandler(AdminService):
         if request.dry_run:
             return out
         reports = await self._run(self.backend.update_glossary, glossary, self.refresh_timeout_s)
-        out.applied = True
+        out.applied = not any(r.error for r in reports)
         out.reports = [convert.refresh_report(r) for r in reports]
         return out
 
@@ -184,6 +189,7 @@ class AdminHandler(AdminService):
                 continue
             for info in manager.generations(unit.name):
                 m = info.manifest
+                problem = manager.problem(info)
                 out.append(
                     pb.Snapshot(
                         source=unit.name,
@@ -194,7 +200,7 @@ class AdminHandler(AdminService):
                         vectors=m.vectors if m else 0,
                         bytes=m.total_bytes if m else 0,
                         rolled_back_from=(m.rolled_back_from or "") if m else "",
-                        status="complete" if m else (info.error or "unreadable"),
+                        status="valid" if problem is None else f"invalid: {problem}",
                         serving=info.generation == unit.generation,
                     )
                 )
@@ -206,7 +212,7 @@ class AdminHandler(AdminService):
         if not request.source or not request.generation:
             raise to_connect_error(InvalidQueryError("source and generation are required"))
         unit: ServingUnit = await self._run(
-            self.backend.rollback, request.source, request.generation
+            self.backend.rollback, request.source, request.generation, self.refresh_timeout_s
         )
         return pb.RollbackSnapshotResponse(
             source=unit.name,

@@ -5,25 +5,33 @@ what the servicers call. :meth:`Backend.start` returns at once: units start on a
 thread (the HTTP server answers ``/health/ready`` with 503 meanwhile). A watcher publishes
 state changes; breaker transitions, refreshes, glossary updates and rollbacks are published
 as they happen.
+
+Searches read the units under :meth:`Backend.reading`; a glossary update commits every unit's
+new glossary inside one :class:`~schemaseek.engine.gate.CommitGate`, so no search sees some
+units with the old glossary and some with the new (nor a unit half-way). Query embeddings run on
+a small pool of their own (:attr:`Backend.embed_pool`) so a search can stop waiting for one at
+its deadline.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
-from concurrent.futures import Future
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from schemaseek.config import SearchSettings
 from schemaseek.embedding.breaker import BreakerState
 from schemaseek.engine import EngineReport, Poller
+from schemaseek.engine.gate import CommitGate, ReadWriteLock
 from schemaseek.engine.units import ServingUnit
-from schemaseek.errors import ConfigError
+from schemaseek.errors import ConfigError, UnknownSourceError
 from schemaseek.federation import known_ids, learn
 from schemaseek.feedback import FeedbackStore
 from schemaseek.glossary import Glossary
@@ -111,6 +119,9 @@ class Backend:
         self._states: dict[str, str] = {}
         self._coordination: dict[str, dict[str, str]] = {}
         self.started = threading.Event()
+        self.view = ReadWriteLock()
+        self.embed_pool = ThreadPoolExecutor(4, thread_name_prefix="schemaseek-embed")
+        self.commit_timeout_s = 300.0
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -186,15 +197,28 @@ class Backend:
         for unit in list(self.units):
             ok &= unit.destroy(timeout)
         self.events.close()
+        self.embed_pool.shutdown(wait=False, cancel_futures=True)
         return ok
+
+    @property
+    def closed(self) -> bool:
+        return self._stop.is_set()
+
+    @contextlib.contextmanager
+    def reading(self, timeout: float | None = None) -> Iterator[list[ServingUnit]]:
+        """The units, held so that no glossary commit happens while the block runs."""
+        with self.view.reading(timeout):
+            yield list(self.units)
 
     # -- status ---------------------------------------------------------------------------
 
     def unit(self, source: str) -> ServingUnit:
+        """The unit of ``source``; :class:`UnknownSourceError` (``not_found``) otherwise."""
         for unit in self.units:
             if unit.name == source:
                 return unit
-        raise KeyError(source)
+        names = ", ".join(u.name for u in self.units)
+        raise UnknownSourceError(f"unknown source {source!r}; sources served: {names}")
 
     def status(self) -> str:
         return overall_status([u.state for u in self.units], [u.circuits() for u in self.units])
@@ -217,13 +241,19 @@ class Backend:
 
     # -- refresh --------------------------------------------------------------------------
 
-    def refresh(self, source: str | None = None) -> list[Future[EngineReport]]:
-        """Queue a refresh of one unit (or all); events are published as they end."""
+    def refresh(
+        self, source: str | None = None, *, release: bool = False
+    ) -> list[Future[EngineReport]]:
+        """Queue a refresh of one unit (or all); events are published as they end. With
+        ``release`` (an admin's explicit refresh) a rollback hold ends first, so the live
+        schema is applied; polls keep it."""
         targets = [self.unit(source)] if source else list(self.units)
         futures = []
         for unit in targets:
             if unit.index is None:
                 continue
+            if release and unit.release_rollback():
+                self.events.publish("rollback_released", unit.name, "applying the live schema")
             self.events.publish("refresh_started", unit.name, "refresh requested")
             future = unit.refresh()
             self._track(unit, future, "refresh")
@@ -253,6 +283,8 @@ class Backend:
             message = str(error) if error else (report.error if report else None)
             changed = report is not None and (report.added or report.changed or report.removed)
             outcome = "error" if failed else ("changed" if changed or what == "start" else "noop")
+            if report is not None and report.held and not failed:
+                outcome, message = "held", message or "held on its rolled-back generation"
             with self._lock:
                 key = (unit.name, outcome)
                 self.refresh_outcomes[key] = self.refresh_outcomes.get(key, 0) + 1
@@ -269,32 +301,55 @@ class Backend:
     # -- glossary -------------------------------------------------------------------------
 
     def update_glossary(self, glossary: Glossary, timeout: float = 120.0) -> list[EngineReport]:
-        """Persist ``glossary``, hand each unit its part, refresh (re-embedding only documents
-        whose glossary context changed) and install the new matchers."""
+        """Hand each unit its part of ``glossary`` and refresh them all (re-embedding only
+        documents whose glossary context changed); every unit commits inside one gate, so
+        searches see the old glossary everywhere or the new one everywhere. When a unit cannot
+        prepare its part nothing changes (the reports say why); else the glossary is
+        persisted."""
         with self._lock:
-            if self.glossary_path is not None:
-                self.glossary_path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = self.glossary_path.with_suffix(".tmp")
-                tmp.write_text(
-                    json.dumps(glossary.model_dump(mode="json"), ensure_ascii=False, indent=1),
-                    encoding="utf-8",
-                )
-                tmp.replace(self.glossary_path)
-            self.glossary = glossary
-            futures = []
+            old = self.glossary
+            units = [u for u in self.units if u.index is not None]
             for unit in self.units:
                 unit.set_glossary(glossary)
-                if unit.index is not None:
-                    futures.append((unit, unit.refresh()))
-            reports = []
-            for unit, future in futures:
-                reports.append(future.result(timeout))
-                unit.apply_glossary()
+            committed = False
+            try:
+                reports = self._commit_all(units, timeout)
+                committed = not any(r.error for r in reports)
+            finally:
+                if not committed:  # nothing changed: the units keep the old glossary
+                    for unit in self.units:
+                        unit.set_glossary(old)
+            if not committed:
+                return reports
+            self.glossary = glossary
+            for unit in self.units:
+                if unit.index is None:
+                    unit.apply_glossary()
+            self._persist_glossary(glossary)
         self.events.publish(
             "glossary_updated", "", f"{len(glossary.entries)} entries applied",
             entries=len(glossary.entries),
         )  # fmt: skip
         return reports
+
+    def _commit_all(self, units: Sequence[ServingUnit], timeout: float) -> list[EngineReport]:
+        """Refresh ``units`` so that they commit inside one gate; their reports."""
+        if not units:
+            return []
+        gate = CommitGate(len(units), self.view, timeout=self.commit_timeout_s)
+        futures = [unit.refresh(gate.party()) for unit in units]
+        return [future.result(timeout) for future in futures]
+
+    def _persist_glossary(self, glossary: Glossary) -> None:
+        if self.glossary_path is None:
+            return
+        self.glossary_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.glossary_path.with_suffix(".tmp")
+        tmp.write_text(
+            json.dumps(glossary.model_dump(mode="json"), ensure_ascii=False, indent=1),
+            encoding="utf-8",
+        )
+        tmp.replace(self.glossary_path)
 
     def glossary_of(self, unit: ServingUnit) -> Glossary:
         """The entries of the glossary that reference ``unit``'s items."""

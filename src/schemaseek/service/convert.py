@@ -12,6 +12,7 @@ from schemaseek.service.federation import PageHit, SearchPage
 from schemaseek.service.gen.schemaseek.v1 import admin_pb
 from schemaseek.service.gen.schemaseek.v1 import search_pb as pb
 from schemaseek.sources.base import SourceSchema
+from schemaseek.sources.redact import redact_text
 
 __all__ = ["explanation", "refresh_report", "search_response", "sql_tables"]
 
@@ -142,5 +143,5 @@ def refresh_report(report: EngineReport) -> admin_pb.RefreshReport:
         generation=report.generation or "",
         took_ms=report.took_s * 1000.0,
         degraded=report.degraded,
-        error=report.error or "",
+        error=redact_text(report.error or report.save_error or ""),
     )

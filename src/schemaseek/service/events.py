@@ -3,7 +3,8 @@
 Publishers are any thread (engine workers, pollers, breaker listeners); subscribers are asyncio
 tasks. Each subscriber has a bounded queue on its own loop; a subscriber that falls behind
 loses its oldest events rather than slowing a publisher. The last ``keep`` events are kept for
-replay.
+replay. Messages and attributes are published with their URLs redacted (an engine's error may
+quote an endpoint).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
+
+from schemaseek.sources.redact import redact_text
 
 __all__ = ["EventBus", "ServiceEvent"]
 
@@ -65,8 +68,8 @@ class EventBus:
             type=type,
             source=source,
             unix_time=time.time(),
-            message=message,
-            attributes={k: str(v) for k, v in attributes.items() if v is not None},
+            message=redact_text(message),
+            attributes={k: redact_text(str(v)) for k, v in attributes.items() if v is not None},
         )
         with self._lock:
             self._recent.append(event)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ from schemaseek.federation import Ask, Page, ask_index, federated_search
 from schemaseek.paths.graphql import RootPath, root_path
 from schemaseek.paths.joins import JoinPath, join_paths
 from schemaseek.query.filters import SearchFilter
+from schemaseek.query.shared import Deadline, SharedQuery
 from schemaseek.query.state import Mode
 from schemaseek.recent import RecentQueries
 from schemaseek.service.trace import Tracer, traced_search
@@ -67,13 +69,15 @@ def search_page(
     settings: SearchSettings,
     recent: RecentQueries | None = None,
     tracer: Tracer | None = None,
+    deadline: Deadline | None = None,
+    executor: Executor | None = None,
 ) -> SearchPage:
     """The page of ``query`` that ``page`` starts (see :func:`federated_search`)."""
     started = time.perf_counter()
     answer = federated_search(
         units, query, limit=limit, mode=mode, search_filter=search_filter, page=page,
         settings=settings, ask=_traced(tracer) if tracer is not None else ask_index,
-        recent=recent,
+        recent=recent, deadline=deadline, executor=executor,
     )  # fmt: skip
     out = SearchPage(
         hits=[PageHit(h.member, h.hit, h.key) for h in answer.hits],
@@ -96,10 +100,12 @@ def _traced(tracer: Tracer) -> Ask:
         depth: int,
         mode: Mode,
         search_filter: SearchFilter,
+        shared: SharedQuery,
     ) -> SearchResponse:
         return traced_search(
-            index, tracer, name, query, limit=depth, mode=mode, search_filter=search_filter
-        )
+            index, tracer, name, query, limit=depth, mode=mode, search_filter=search_filter,
+            shared=shared,
+        )  # fmt: skip
 
     return ask
 

@@ -1,25 +1,32 @@
 """The one ASGI app on one port: health, metrics, MCP and the two Connect/gRPC services.
 
 Routes: ``GET /health`` (always 200), ``GET /health/ready`` (200 ready|degraded, 503
-unavailable), ``GET /metrics``, ``/mcp`` (MCP streamable HTTP), the RPC paths
-``/schemaseek.v1.SearchService/*`` and ``/schemaseek.v1.AdminService/*``, and the workbench
-(:mod:`schemaseek.web`) at ``/`` and ``/ui/*``, which authenticates with the same tokens.
+unavailable), ``GET /metrics``, ``/mcp`` (MCP streamable HTTP), the RPC paths of the
+services in ``rpc_apps`` (``/schemaseek.v1.SearchService/*``, ``/schemaseek.v1.AdminService/*``,
+the gRPC health and reflection services), and the workbench (:mod:`schemaseek.web`) at ``/``
+and ``/ui/*``, which authenticates with the same tokens.
 
 Around the RPC apps this layer binds a request id (``x-request-id``, echoed), refuses what the
-Connect runtime would answer with a 5xx for a client's mistake (an unknown content encoding,
-gRPC over HTTP/1.1), compresses Connect unary responses over ``compression_min_bytes`` with
-the best of br, zstd and gzip the client accepts, and gives bodiless HTTP errors the one JSON
-error shape. ``/mcp`` goes through the same bearer-token check and per-client rate limit as the
-RPCs (``mcp_guard``); any role may use it (its tools only search and record usage).
+Connect runtime would answer with a 5xx for a client's mistake (an unknown content encoding or
+GET ``compression``, gRPC over HTTP/1.1), compresses Connect unary responses over
+``compression_min_bytes`` with the best of br, zstd and gzip the client accepts, and gives
+bodiless HTTP errors the one JSON error shape. Request bodies are read whole before an app
+sees them (at most the size limit), except on the bidirectional reflection stream. ``/mcp``
+goes through the same bearer-token check and per-client rate limit as the RPCs (``mcp_guard``;
+any role may use it: its tools only search and record usage) and the same body size and JSON
+depth limits (:mod:`schemaseek.service.limits`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gzip
 import json
+import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+from urllib.parse import parse_qs
 
 import brotli
 import zstandard
@@ -27,11 +34,14 @@ from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 
 from schemaseek.service.backend import Backend
-from schemaseek.service.errors import error_body, http_error_body
+from schemaseek.service.errors import HTTP_CODES, error_body, http_error_body
+from schemaseek.service.limits import Limits, check_json_body
 from schemaseek.service.logs import REQUEST_ID, new_request_id
 from schemaseek.service.metrics import CONTENT_TYPE, ServiceMetrics
 
 __all__ = ["ServiceApp"]
+
+logger = logging.getLogger(__name__)
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -42,7 +52,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 #: Checks an MCP request's ``Authorization`` header and client address; raises ConnectError.
 McpGuard = Callable[[str | None, str], None]
 _GUARD_STATUS = {Code.UNAUTHENTICATED: 401, Code.PERMISSION_DENIED: 403}
-RPC_PREFIXES = ("/schemaseek.v1.SearchService/", "/schemaseek.v1.AdminService/")
+#: bidirectional streams: their request body is never read ahead
+STREAMING_PREFIXES = ("/grpc.reflection.",)
 ENCODINGS = ("identity", "gzip", "br", "zstd")
 _COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
     "br": lambda data: brotli.compress(data, quality=4),
@@ -77,7 +88,11 @@ def pick_encoding(accept: str) -> str | None:
 
 
 async def _respond(
-    send: Send, status: int, body: bytes, content_type: str = "application/json"
+    send: Send,
+    status: int,
+    body: bytes,
+    content_type: str = "application/json",
+    extra: list[tuple[bytes, bytes]] | None = None,
 ) -> None:
     await send(
         {
@@ -86,6 +101,7 @@ async def _respond(
             "headers": [
                 (b"content-type", content_type.encode()),
                 (b"content-length", str(len(body)).encode()),
+                *(extra or []),
             ],
         }
     )
@@ -106,7 +122,7 @@ class ServiceApp:
         mcp_guard: McpGuard | None = None,
         web_app: ASGIApp | None = None,
         compression_min_bytes: int = 1024,
-        max_request_bytes: int = 1 << 20,
+        limits: Limits | None = None,
         on_shutdown: Callable[[], None] | None = None,
     ) -> None:
         self.backend = backend
@@ -117,7 +133,7 @@ class ServiceApp:
         self.mcp_guard = mcp_guard
         self.web_app = web_app
         self.compression_min_bytes = compression_min_bytes
-        self.max_request_bytes = max_request_bytes
+        self.limits = limits or Limits()
         self.on_shutdown = on_shutdown
         self._stack = contextlib.AsyncExitStack()
 
@@ -129,6 +145,7 @@ class ServiceApp:
             return
         request_id = new_request_id(_header(scope, b"x-request-id"))
         token = REQUEST_ID.set(request_id)
+        body = _RequestBody(receive)
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -136,10 +153,12 @@ class ServiceApp:
                     *message.get("headers", []),
                     (b"x-request-id", request_id.encode()),
                 ]
+            elif _ends_response(message) and not body.done:
+                await body.drain()
             await send(message)
 
         try:
-            await self._route(scope, receive, send_with_id)
+            await self._route(scope, body, send_with_id)
         finally:
             REQUEST_ID.reset(token)
 
@@ -169,15 +188,24 @@ class ServiceApp:
         if self.mcp_app is not None and (path == "/mcp" or path.startswith("/mcp/")):
             if await self._mcp_refused(scope, send):
                 return
+            if method == "POST":
+                receive, body = await _read_body(receive, self.limits.max_bytes)
+                problem = check_json_body(body, self.limits)
+                if problem is not None:
+                    self.metrics.http.labels("/mcp", str(problem[0])).inc()
+                    body = error_body(HTTP_CODES[problem[0]], problem[1])
+                    await _respond(send, problem[0], body)
+                    return
             await self.mcp_app(scope, receive, send)
             return
-        receive = await _read_body(receive, self.max_request_bytes)
+        if not path.startswith(STREAMING_PREFIXES):
+            receive, _ = await _read_body(receive, self.limits.max_bytes)
         if self.web_app is not None and (path == "/" or path.startswith("/ui/")):
             await self.web_app(scope, receive, self._counted("/ui", send))
             return
-        for prefix in RPC_PREFIXES:
+        for prefix, app in self.rpc_apps.items():
             if path.startswith(prefix):
-                await self._rpc(self.rpc_apps[prefix], scope, receive, send)
+                await self._rpc(app, scope, receive, send)
                 return
         simple = {"/health": self._health, "/health/ready": self._ready, "/metrics": self._metrics}
         handler = simple.get(path)
@@ -209,20 +237,11 @@ class ServiceApp:
         except ConnectError as exc:
             status = _GUARD_STATUS.get(exc.code, 429)
             self.metrics.http.labels("/mcp", str(status)).inc()
-            body = error_body(exc.code, exc.message)
             extra = [(b"www-authenticate", b"Bearer")] if status == 401 else []
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                        *extra,
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body, "more_body": False})
+            wait = getattr(exc, "retry_after", None)
+            if wait is not None:
+                extra.append((b"retry-after", str(wait).encode()))
+            await _respond(send, status, error_body(exc.code, exc.message), extra=extra)
             return True
         return False
 
@@ -249,6 +268,9 @@ class ServiceApp:
         streaming = grpc or content_type.startswith("application/connect+")
         name = b"connect-content-encoding" if streaming else b"content-encoding"
         encoding = _header(scope, name).strip().lower()
+        if scope.get("method") == "GET":
+            query = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1"))
+            name, encoding = b"compression", query.get("compression", [""])[0].strip().lower()
         if not grpc and encoding and encoding not in ENCODINGS:
             message = f"unsupported {name.decode()} {encoding!r}; use one of {', '.join(ENCODINGS)}"
             await _respond(send, 400, error_body(Code.INVALID_ARGUMENT, message))
@@ -259,12 +281,54 @@ class ServiceApp:
             inner["headers"] = [
                 (k, v) for k, v in scope["headers"] if k.lower() != b"accept-encoding"
             ]
-        await app(inner, receive, _Buffered(send, accept if not streaming else None, self))
+        buffered = _Buffered(send, accept if not streaming else None, self)
+        try:
+            await app(inner, receive, buffered)
+        except ConnectError as exc:  # the deadline ran out while the answer was being sent
+            if not buffered.sent:
+                raise
+            logger.debug("%s: the response ended early: %s", scope.get("path"), exc.message)
 
 
-async def _read_body(receive: Receive, limit: int) -> Receive:
+def _ends_response(message: Message) -> bool:
+    kind = message["type"]
+    if kind == "http.response.body":
+        return not message.get("more_body", False)
+    return kind == "http.response.trailers" and not message.get("more_trailers", False)
+
+
+class _RequestBody:
+    """The request's ``receive``, remembering whether the body has ended.
+
+    A response must not end before the request body has: Hypercorn forgets an HTTP/2 stream
+    once its response ends, and a DATA frame arriving for it afterwards tears down the whole
+    connection (every other stream on it too). So a response that ends early (a refusal
+    before the body was read) first drains the rest of the body, for at most ``DRAIN_S``.
+    """
+
+    DRAIN_S = 5.0
+
+    def __init__(self, receive: Receive) -> None:
+        self.receive = receive
+        self.done = False
+
+    async def __call__(self) -> Message:
+        message = await self.receive()
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            self.done = True
+        return message
+
+    async def drain(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self.DRAIN_S):
+                while not self.done:
+                    await self()
+
+
+async def _read_body(receive: Receive, limit: int) -> tuple[Receive, bytes]:
     """Read the whole request body first (every RPC here takes one request message), then
-    hand it on as one message; later calls reach the server (disconnects).
+    hand it on as one message; later calls reach the server (disconnects). Returns that
+    ``receive`` and the body (at most ``limit`` + 1 bytes).
 
     Answering before the client has finished sending lets Hypercorn's HTTP/2 layer meet data
     for a stream it already closed and drop the connection; reading first avoids that. Past
@@ -290,7 +354,7 @@ async def _read_body(receive: Receive, limit: int) -> Receive:
     async def replay() -> Message:
         return pending.pop() if pending else await receive()
 
-    return replay
+    return replay, bytes(first.get("body", b"")) if first["type"] == "http.request" else b""
 
 
 class _Buffered:
@@ -304,6 +368,7 @@ class _Buffered:
         self.start: Message | None = None
         self.chunks: list[bytes] = []
         self.passthrough = False
+        self.sent = False  # whether a response has started on the wire
 
     async def __call__(self, message: Message) -> None:
         if self.passthrough:
@@ -312,7 +377,7 @@ class _Buffered:
         if message["type"] == "http.response.start":
             status = int(message["status"])
             if self.accept is None and status < 400:
-                self.passthrough = True
+                self.passthrough = self.sent = True
                 await self.send(message)
                 return
             self.start = message
@@ -342,5 +407,6 @@ class _Buffered:
                 body = _COMPRESSORS[encoding](body)
                 headers.append((b"content-encoding", encoding.encode()))
         headers.append((b"content-length", str(len(body)).encode()))
+        self.sent = True
         await self.send({**self.start, "headers": headers})
         await self.send({"type": "http.response.body", "body": body, "more_body": False})

@@ -1,7 +1,11 @@
-"""Connect interceptors: observe (metrics, one log line per RPC) then guard (auth, rate limit).
+"""Connect interceptors: observe (metrics, one log line per RPC), guard (auth, rate limit),
+then map errors (any library error becomes its status, :func:`to_connect_error`).
 
-Both are metadata interceptors at the front of the chain, so a rejected request is refused
-before its body is read. The observer starts first, so it also sees the guard's refusals.
+All are metadata interceptors at the front of the chain, so a rejected request is refused
+before its body is read. The observer starts first, so it also sees the guard's refusals, and
+ends last, so it logs the status the client gets. Failed token checks draw from the client
+address's bucket too, so guessing tokens is rate-limited like everything else. The gRPC health
+service answers without a token (as ``/health/ready`` does), within the rate limit.
 """
 
 from __future__ import annotations
@@ -14,12 +18,23 @@ from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 
-from schemaseek.service.auth import RateLimiter, TokenAuth, client_host
+from schemaseek.service.auth import Principal, RateLimiter, TokenAuth, client_host
+from schemaseek.service.errors import to_connect_error
 from schemaseek.service.metrics import ServiceMetrics
 
-__all__ = ["GuardInterceptor", "McpGuard", "ObserveInterceptor"]
+__all__ = ["ErrorInterceptor", "GuardInterceptor", "McpGuard", "ObserveInterceptor", "RateLimited"]
 
 log = structlog.get_logger("schemaseek.rpc")
+#: services any caller may use without a token (load balancers' health checks)
+OPEN_SERVICES = frozenset({"grpc.health.v1.Health"})
+
+
+class RateLimited(ConnectError):
+    """``resource_exhausted`` with the seconds to wait (``retry-after``)."""
+
+    def __init__(self, wait: float) -> None:
+        super().__init__(Code.RESOURCE_EXHAUSTED, f"rate limit exceeded; retry in {wait:.2f} s")
+        self.retry_after = max(1, round(wait + 0.5))
 
 
 class ObserveInterceptor:
@@ -62,17 +77,37 @@ class GuardInterceptor:
 
     async def on_start(self, ctx: RequestContext[Any, Any]) -> None:
         host = client_host(ctx)
-        principal = self.auth.authenticate(ctx.request_headers.get("authorization"), host)
+        if ctx.method.service_name in OPEN_SERVICES:
+            _take(self.limiter, host)
+            return
+        try:
+            principal = _admit(
+                self.auth, self.limiter, ctx.request_headers.get("authorization"), host
+            )
+        except RateLimited as exc:
+            ctx.response_headers["retry-after"] = str(exc.retry_after)
+            raise
         self.auth.authorize(principal, ctx.method.service_name)
-        wait = self.limiter.take(principal.name if self.auth.enabled else host)
-        if wait > 0:
-            ctx.response_headers["retry-after"] = str(max(1, round(wait + 0.5)))
-            raise _limited(wait)
 
     async def on_end(
         self, token: None, ctx: RequestContext[Any, Any], error: Exception | None, /
     ) -> None:
         return None
+
+
+class ErrorInterceptor:
+    """Turns any error a handler lets out into its status (:func:`to_connect_error`), so
+    every method answers library errors alike (an unknown source is ``not_found``
+    everywhere) and only real faults are ``internal``, logged with the request id."""
+
+    async def on_start(self, ctx: RequestContext[Any, Any]) -> None:
+        return None
+
+    async def on_end(
+        self, token: None, ctx: RequestContext[Any, Any], error: Exception | None, /
+    ) -> None:
+        if error is not None and not isinstance(error, ConnectError):
+            raise to_connect_error(error) from error
 
 
 class McpGuard:
@@ -84,11 +119,25 @@ class McpGuard:
         self.limiter = limiter
 
     def __call__(self, authorization: str | None, host: str) -> None:
-        principal = self.auth.authenticate(authorization, host)
-        wait = self.limiter.take(principal.name if self.auth.enabled else host)
-        if wait > 0:
-            raise _limited(wait)
+        _admit(self.auth, self.limiter, authorization, host)
 
 
-def _limited(wait: float) -> ConnectError:
-    return ConnectError(Code.RESOURCE_EXHAUSTED, f"rate limit exceeded; retry in {wait:.2f} s")
+def _admit(
+    auth: TokenAuth, limiter: RateLimiter, authorization: str | None, host: str
+) -> Principal:
+    """Authenticate and take from the caller's bucket: the token's, or the address's when
+    tokens are off or the token check fails (a failure is then answered as it is, unless the
+    address is over its limit)."""
+    try:
+        principal = auth.authenticate(authorization, host)
+    except ConnectError:
+        _take(limiter, f"unauthenticated@{host}")
+        raise
+    _take(limiter, principal.name if auth.enabled else host)
+    return principal
+
+
+def _take(limiter: RateLimiter, client: str) -> None:
+    wait = limiter.take(client)
+    if wait > 0:
+        raise RateLimited(wait)

@@ -2,7 +2,10 @@
 
 :func:`configure_logging` routes the standard library's records (engines, snapshots, pollers)
 through structlog's formatter too, so every line on stderr is one JSON object. The request id
-of the request being handled is bound in a context variable by the HTTP layer.
+of the request being handled is bound in a context variable by the HTTP layer. Every line
+passes through one redaction step last: URLs lose their passwords and secret query values
+(:func:`~schemaseek.sources.redact.redact_text`) and the configured secret values (cursor
+secret, API key) are masked wherever they appear, whichever library logged them.
 """
 
 from __future__ import annotations
@@ -10,9 +13,13 @@ from __future__ import annotations
 import logging
 import sys
 import uuid
+from collections.abc import Iterable
 from contextvars import ContextVar
+from typing import Any
 
 import structlog
+
+from schemaseek.sources.redact import Secrets, redact_text
 
 __all__ = ["REQUEST_ID", "configure_logging", "new_request_id"]
 
@@ -35,8 +42,32 @@ def _add_request_id(
     return event
 
 
-def configure_logging(level: str = "info", fmt: str = "json") -> None:
-    """JSON (or console) lines on stderr for structlog and stdlib loggers alike."""
+class _Redact:
+    """The last step before a line is written: see the module docstring."""
+
+    def __init__(self, secrets: Secrets) -> None:
+        self.secrets = secrets
+
+    def clean(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.secrets.scrub(redact_text(value))
+        if isinstance(value, dict):
+            return {k: self.clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.clean(v) for v in value]
+        return value
+
+    def __call__(
+        self, _logger: object, _method: str, event: structlog.typing.EventDict
+    ) -> structlog.typing.EventDict:
+        return {k: self.clean(v) for k, v in event.items()}
+
+
+def configure_logging(
+    level: str = "info", fmt: str = "json", secrets: Iterable[str | None] = ()
+) -> None:
+    """JSON (or console) lines on stderr for structlog and stdlib loggers alike, with URLs
+    redacted and ``secrets`` masked."""
     shared: list[structlog.typing.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.stdlib.add_log_level,
@@ -60,6 +91,7 @@ def configure_logging(level: str = "info", fmt: str = "json") -> None:
         processors=[
             structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             structlog.processors.format_exc_info,
+            _Redact(Secrets(secrets)),
             renderer,
         ],
     )

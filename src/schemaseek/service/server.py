@@ -19,13 +19,13 @@ from typing import Any
 from connectrpc.compression.brotli import BrotliCompression
 from connectrpc.compression.gzip import GzipCompression
 from connectrpc.compression.zstd import ZstdCompression
-from connectrpc.interceptor import Interceptor
 
 from schemaseek.cluster.coordinator import Coordinator
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.factory import breaker_config, provider_from_settings
 from schemaseek.engine import SourceEngine
+from schemaseek.engine.persistence import open_snapshots
 from schemaseek.engine.units import EngineFactory, EngineUnit, ServingUnit
 from schemaseek.errors import ConfigError
 from schemaseek.feedback import FeedbackStore
@@ -35,20 +35,28 @@ from schemaseek.service.admin_service import AdminHandler
 from schemaseek.service.auth import RateLimiter, TokenAuth
 from schemaseek.service.backend import Backend
 from schemaseek.service.events import EventBus
+from schemaseek.service.gen.grpc.health.v1.health_connect import HealthASGIApplication
+from schemaseek.service.gen.grpc.reflection.v1 import reflection_connect as reflection_v1
+from schemaseek.service.gen.grpc.reflection.v1alpha import reflection_connect as reflection_v1a
 from schemaseek.service.gen.schemaseek.v1.admin_connect import AdminServiceASGIApplication
 from schemaseek.service.gen.schemaseek.v1.search_connect import SearchServiceASGIApplication
 from schemaseek.service.http import ServiceApp
-from schemaseek.service.interceptors import GuardInterceptor, McpGuard, ObserveInterceptor
+from schemaseek.service.interceptors import (
+    ErrorInterceptor,
+    GuardInterceptor,
+    McpGuard,
+    ObserveInterceptor,
+)
+from schemaseek.service.limits import Limits, limited_codecs
 from schemaseek.service.metrics import ServiceMetrics
 from schemaseek.service.search_service import SearchHandler
 from schemaseek.service.settings import ServiceConfig
 from schemaseek.service.sources import ServePlan
+from schemaseek.service.standard import HealthHandler, ReflectionV1, ReflectionV1Alpha
 from schemaseek.service.telemetry import Telemetry
 from schemaseek.service.workbench import build_workbench
 from schemaseek.shutdown import GracefulShutdown
 from schemaseek.snapshots.manager import SnapshotManager
-from schemaseek.snapshots.retention import RetentionPolicy
-from schemaseek.snapshots.store import open_store
 
 __all__ = ["Service", "build_service", "serve"]
 
@@ -71,9 +79,9 @@ def _snapshots(config: ServiceConfig) -> SnapshotManager | None:
     where = config.search.snapshot_dir or str(Path(config.data_dir) / "snapshots")
     if where.lower() == "none":
         return None
-    store = open_store(where, s3_endpoint_url=config.s3_endpoint_url, s3_region=config.s3_region)
-    policy = RetentionPolicy(min_valid=config.search.snapshot_min_generations)
-    return SnapshotManager(store, policy=policy)
+    return open_snapshots(
+        where, config.search, s3_endpoint_url=config.s3_endpoint_url, s3_region=config.s3_region
+    )
 
 
 def build_service(
@@ -120,36 +128,43 @@ def build_service(
         poll_jitter=settings.poll_jitter,
         source_polls=plan.source_polls(settings.poll_jitter),
     )
+    backend.commit_timeout_s = config.admin_timeout_s
     metrics = ServiceMetrics(backend, counter)
     executor = ThreadPoolExecutor(config.search_threads, thread_name_prefix="schemaseek-rpc")
     secret = config.cursor_secret.encode()
     auth = TokenAuth(config.tokens)
     limiter = RateLimiter(config.rate_limit_max, config.rate_limit_window_s)
-    interceptors: list[Interceptor] = [ObserveInterceptor(metrics), GuardInterceptor(auth, limiter)]
+    limits = Limits.of(config)
+    interceptors: list[Any] = [
+        ObserveInterceptor(metrics), GuardInterceptor(auth, limiter), ErrorInterceptor(),
+    ]  # fmt: skip
     telemetry = telemetry if telemetry is not None else Telemetry.from_env(os.environ)
     if telemetry is not None:
         interceptors.insert(0, telemetry.interceptor())
-    compressions = [BrotliCompression(), ZstdCompression(), GzipCompression()]
-    search_app = SearchServiceASGIApplication(
-        SearchHandler(backend, executor, secret, telemetry),
-        interceptors=interceptors,
-        read_max_bytes=config.max_request_bytes,
-        compressions=compressions,
-    )
+    options: dict[str, Any] = {
+        "interceptors": interceptors,
+        "read_max_bytes": config.max_request_bytes,
+        "compressions": [BrotliCompression(), ZstdCompression(), GzipCompression()],
+        "codecs": limited_codecs(limits),
+    }
     admin = AdminHandler(backend, executor, secret, config)
-    admin_app = AdminServiceASGIApplication(
-        admin,
-        interceptors=interceptors,
-        read_max_bytes=config.max_request_bytes,
-        compressions=compressions,
-    )
+    apps: dict[str, Any] = {
+        "/schemaseek.v1.SearchService/": SearchServiceASGIApplication(
+            SearchHandler(backend, executor, secret, config, telemetry), **options
+        ),
+        "/schemaseek.v1.AdminService/": AdminServiceASGIApplication(admin, **options),
+        "/grpc.health.v1.Health/": HealthASGIApplication(HealthHandler(backend), **options),
+        "/grpc.reflection.v1.ServerReflection/": reflection_v1.ServerReflectionASGIApplication(
+            ReflectionV1(), **options
+        ),
+        "/grpc.reflection.v1alpha.ServerReflection/": (
+            reflection_v1a.ServerReflectionASGIApplication(ReflectionV1Alpha(), **options)
+        ),
+    }
     mcp_app, mcp_lifespan = _mcp(config, backend)
     app = ServiceApp(
         backend,
-        {
-            "/schemaseek.v1.SearchService/": search_app,
-            "/schemaseek.v1.AdminService/": admin_app,
-        },
+        apps,
         metrics,
         mcp_app=mcp_app,
         mcp_lifespan=mcp_lifespan,
@@ -160,7 +175,7 @@ def build_service(
             else None
         ),
         compression_min_bytes=config.compression_min_bytes,
-        max_request_bytes=config.max_request_bytes,
+        limits=limits,
     )
     return Service(app, backend, config, executor, coordinator, telemetry)
 
@@ -195,7 +210,7 @@ def _mcp(config: ServiceConfig, backend: Backend) -> tuple[Any, Any]:
     from schemaseek.mcp.served import ServedIndexes
     from schemaseek.mcp.server import build_server, http_app
 
-    served = ServedIndexes(lambda: [unit.index for unit in backend.units])
+    served = ServedIndexes(lambda: [unit.index for unit in backend.units], view=backend.reading)
     server = build_server(served, feedback=backend.feedback, ready=backend.started)
     app = http_app(server, host=config.host, path="/mcp")
     return app, server.session_manager.run

@@ -11,6 +11,7 @@ hex digests only (``SCHEMASEEK_TOKENS="app:search:<sha256>,ops:admin:<sha256>"``
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import secrets
@@ -23,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from schemaseek.config import SearchSettings
 from schemaseek.errors import ConfigError
 from schemaseek.service import spec_env
+from schemaseek.sources.redact import MASK, redact_setting
 
 __all__ = ["ServiceConfig", "TokenConfig", "load_service_config", "redacted_config"]
 
@@ -50,7 +52,6 @@ PLAIN_ENV: dict[str, tuple[str, str, float]] = {
     "ENVIRONMENT": ("service", "environment", 0),
     "SNOWFLAKE_ENV": ("service", "environment", 0),  # wins over ENVIRONMENT for {{env}}
 }
-SECRET_FIELDS = ("cursor_secret", "tokens", "redis_url")
 
 
 class TokenConfig(BaseModel):
@@ -87,7 +88,18 @@ class ServiceConfig(BaseModel):
     glossary_path: str | None = None
     cursor_secret: str = Field(default_factory=lambda: secrets.token_hex(32), min_length=16)
     compression_min_bytes: int = Field(default=1024, ge=0)
+    # limits checked before a request is parsed or worked on (service.limits)
     max_request_bytes: int = Field(default=1 << 20, ge=1024)
+    max_json_depth: int = Field(default=32, ge=4, le=1000)
+    max_filter_patterns: int = Field(default=256, ge=1, le=100_000)
+    max_pattern_length: int = Field(default=512, ge=1, le=100_000)
+    max_list_items: int = Field(default=64, ge=1, le=100_000)
+    max_ids: int = Field(default=200, ge=1, le=100_000)
+    max_cursor_bytes: int = Field(default=2048, ge=64, le=1 << 20)
+    # the longest a search may run (a client's deadline is capped by it); admin work that
+    # re-embeds (refresh, glossary update, rollback) waits up to admin_timeout_s
+    max_deadline_ms: int = Field(default=10_000, ge=10, le=3_600_000)
+    admin_timeout_s: float = Field(default=300.0, gt=0, le=86_400)
     search_threads: int = Field(default=4, ge=1, le=64)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["json", "console"] = "json"
@@ -115,8 +127,14 @@ class ServiceConfig(BaseModel):
 
     @property
     def loopback(self) -> bool:
-        """Whether ``host`` is a loopback address."""
-        return self.host in ("127.0.0.1", "localhost", "::1") or self.host.startswith("127.")
+        """Whether ``host`` is a loopback address (``localhost`` or an IP in 127.0.0.0/8 or
+        ``::1``; a name that merely starts with ``127.`` is not)."""
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host.strip("[]")).is_loopback
+        except ValueError:
+            return False
 
     def placeholders(self) -> dict[str, str]:
         """The values of ``{{name}}`` placeholders in glossaries (``{{env}}``)."""
@@ -205,25 +223,21 @@ def _problem(table: str, error: Any) -> str:
 
 
 def redacted_config(config: ServiceConfig) -> tuple[dict[str, str], list[str]]:
-    """Every setting as text with secrets replaced by ``***``; and the redacted names."""
+    """Every setting as text, each through :func:`~schemaseek.sources.redact.redact_setting`
+    (tokens show their names and roles only); and the names of the settings that were
+    masked or had a secret taken out."""
     values: dict[str, str] = {}
-    redacted: list[str] = []
     for name, value in config.model_dump(exclude={"search"}).items():
-        if name in SECRET_FIELDS:
-            redacted.append(name)
-            text = (
-                "***"
-                if name != "tokens"
-                else ", ".join(f"{t['name']}:{t['role']}:***" for t in value)
-            )
-            values[name] = text
-            continue
-        values[name] = "" if value is None else str(value)
-    for name, value in config.search.model_dump().items():
-        key = f"search.{name}"
-        if "key" in name and "env" not in name:
-            redacted.append(key)
-            values[key] = "***"
+        if name == "tokens":
+            values[name] = ", ".join(f"{t['name']}:{t['role']}:{MASK}" for t in value)
         else:
-            values[key] = "" if value is None else str(value)
+            values[name] = redact_setting(name, value)
+    for name, value in config.search.model_dump().items():
+        values[f"search.{name}"] = redact_setting(f"search.{name}", value)
+    plain = {**config.model_dump(exclude={"search"}), **{
+        f"search.{k}": v for k, v in config.search.model_dump().items()
+    }}  # fmt: skip
+    redacted = sorted(
+        k for k, v in values.items() if v != ("" if plain[k] is None else str(plain[k]))
+    )
     return values, redacted

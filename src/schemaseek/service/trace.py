@@ -21,6 +21,7 @@ from typing import Any
 from schemaseek.documents import SearchResponse
 from schemaseek.index import SchemaIndex
 from schemaseek.query.filters import SearchFilter
+from schemaseek.query.shared import SharedQuery
 from schemaseek.query.state import IndexParts, Mode
 
 __all__ = ["Span", "Tracer", "traced_search"]
@@ -136,6 +137,7 @@ def traced_search(
     limit: int,
     mode: Mode,
     search_filter: SearchFilter,
+    shared: SharedQuery | None = None,
 ) -> SearchResponse:
     """:meth:`SchemaIndex.search` with every stage timed into ``tracer``."""
     with tracer.span("pipeline", source) as attrs:
@@ -145,6 +147,7 @@ def traced_search(
             mode=mode,
             search_filter=search_filter,
             instrument=lambda parts: _wrap_parts(parts, tracer, source),
+            shared=shared,
         )
         attrs["hits"] = str(len(response.hits))
         attrs["degraded"] = str(response.degraded).lower()

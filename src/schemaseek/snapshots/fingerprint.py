@@ -1,11 +1,11 @@
 """The embedding-space fingerprint: what must be equal for stored vectors to be reused.
 
 It covers the provider kind, the model id, the vector dimensions, the query prefix, the base
-URL of a remote provider (never its credentials) and the document format — the shape of the
-text that gets embedded, detected from :meth:`Document.embedding_text` of a fixed sample, so a
-change to that method changes the fingerprint by itself. Generations live under a directory
-named after the fingerprint; a change of any field means a different directory, a full
-re-embed, and vectors of two spaces are never mixed.
+URL of a remote provider (redacted: never its credentials) and the document format — the shape
+of the text that gets embedded, detected from :meth:`Document.embedding_text` of a fixed
+sample, so a change to that method changes the fingerprint by itself. Generations live under
+a directory named after the fingerprint; a change of any field means a different directory, a
+full re-embed, and vectors of two spaces are never mixed.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from schemaseek.documents import DocKind, Document
+from schemaseek.sources.redact import redact_url
 
 __all__ = ["DOCUMENT_FORMAT", "EmbeddingFingerprint", "fingerprint_of", "innermost_provider"]
 
@@ -104,5 +105,5 @@ def fingerprint_of(provider: Any) -> EmbeddingFingerprint:
         model=str(provider.model_id),
         dimensions=int(provider.dimensions),
         query_prefix=str(getattr(inner, "query_prefix", "") or ""),
-        base_url=str(getattr(inner, "base_url", "") or ""),
+        base_url=redact_url(base_url) if (base_url := getattr(inner, "base_url", "")) else "",
     )

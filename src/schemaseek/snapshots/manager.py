@@ -5,6 +5,13 @@ Layout: ``v<format>/<source>/<fingerprint>/<generation>/`` holding the data file
 fingerprint newest first and hands the first one that verifies completely to a loader; a
 partial, corrupt or incompatible one is skipped with a log line naming the reason, and when
 none is left the caller cold-starts.
+
+:meth:`SnapshotManager.verify` is the one validation of a generation: its manifest, every
+file's size and SHA-256, then the manager's ``check`` of what the files hold against what the
+manifest says (the index layer's :func:`~schemaseek.index.files.check_generation`, given by
+:func:`schemaseek.engine.persistence.open_snapshots`). Start-up, ``snapshot verify``,
+``snapshot list`` and ``ListSnapshots`` all use it (:meth:`SnapshotManager.problem`), so they
+never disagree about a generation.
 """
 
 from __future__ import annotations
@@ -109,13 +116,16 @@ class SnapshotManager:
         policy: RetentionPolicy | None = None,
         clock: Callable[[], float] = time.time,
         partial_grace_s: float = 3600.0,
+        check: Callable[[VerifiedGeneration], None] | None = None,
     ) -> None:
         self.store = store
         self.policy = policy or RetentionPolicy()
         self._clock = clock
         self.partial_grace_s = partial_grace_s
         self.fence = Fence(store)
+        self.check = check
         self._valid: dict[str, bool] = {}  # generations are immutable: verify once
+        self._problems: dict[str, str] = {}
 
     # -- listing --------------------------------------------------------------------------
 
@@ -160,6 +170,7 @@ class SnapshotManager:
         names the first problem."""
         if info.manifest is None:
             self._valid[info.prefix] = False
+            self._problems[info.prefix] = info.error or "no manifest"
             raise SnapshotError(info.error or "no manifest")
         manifest = info.manifest
 
@@ -182,16 +193,26 @@ class SnapshotManager:
         try:
             with ThreadPoolExecutor(_VERIFY_THREADS) as pool:
                 files = dict(pool.map(check, manifest.files.items()))
-        except SnapshotError:
+            paths = {}
+            for name in files:
+                path = self.store.local_path(f"{info.prefix}/{name}")
+                if path is not None:
+                    paths[name] = path
+            verified = VerifiedGeneration(info, manifest, files, paths)
+            if self.check is not None:
+                self.check(verified)
+        except SnapshotError as exc:
             self._valid[info.prefix] = False
+            self._problems[info.prefix] = str(exc)
             raise
         self._valid[info.prefix] = True
-        paths = {}
-        for name in files:
-            path = self.store.local_path(f"{info.prefix}/{name}")
-            if path is not None:
-                paths[name] = path
-        return VerifiedGeneration(info, manifest, files, paths)
+        return verified
+
+    def problem(self, info: GenerationInfo) -> str | None:
+        """Why ``info`` is not loadable (:meth:`verify`, cached), or None when it is."""
+        if not self.is_valid(info):
+            return self._problems.get(info.prefix) or info.error or "not loadable"
+        return None
 
     def is_valid(self, info: GenerationInfo) -> bool:
         """Whether ``info`` verifies (cached per generation: they never change)."""
@@ -217,6 +238,7 @@ class SnapshotManager:
                 value = loader(verified)
             except SnapshotError as exc:
                 self._valid[info.prefix] = False
+                self._problems[info.prefix] = str(exc)
                 logger.warning(
                     "snapshot generation %s of source %r in %s rejected: %s; trying an older one",
                     info.generation,
@@ -356,9 +378,12 @@ class SnapshotManager:
             logger.info("snapshot retention deleted %d generation(s) of %r", len(deleted), source)
         return deleted
 
-    def rollback(self, source: str, generation: str) -> Manifest:
+    def rollback(
+        self, source: str, generation: str, *, extra: Mapping[str, Any] | None = None
+    ) -> Manifest:
         """Make ``generation`` the newest again: it is verified and copied as a new generation
-        (``rolled_back_from`` records the original), so loaders pick it up next."""
+        (``rolled_back_from`` records the original, ``extra`` is added to its manifest's), so
+        loaders pick it up next."""
         info = self.find(source, generation)
         verified = self.verify(info)
         manifest = verified.manifest
@@ -373,5 +398,5 @@ class SnapshotManager:
             ann_graph=manifest.ann_graph,
             parent=newest[0].generation if newest else None,
             rolled_back_from=generation,
-            extra=manifest.extra,
+            extra={**manifest.extra, **(extra or {})},
         )

@@ -12,7 +12,10 @@ a :class:`Secrets` from them and passes everything it shows through it:
   word of a header value such as the token after ``Bearer``) inside any text, such as a driver's
   error message that quotes the connection string;
 * :func:`redacting_loggers` scrubs the records of third-party loggers (``httpx``, ``httpcore``,
-  ``sqlalchemy``) while a fetch runs, so a library that logs a URL cannot leak it either.
+  ``sqlalchemy``) while a fetch runs, so a library that logs a URL cannot leak it either;
+* :func:`redact_text` redacts every URL inside free text (log lines, error messages, events),
+  and :func:`redact_setting` is the one form in which any setting is shown (``GetConfig``,
+  logs): a secret-named setting is masked whole, anything else has its URLs redacted.
 
 Schema hashes are computed from schema content only, never from URLs or headers.
 """
@@ -30,6 +33,8 @@ __all__ = [
     "MASK",
     "Secrets",
     "redact_headers",
+    "redact_setting",
+    "redact_text",
     "redact_url",
     "redacting_loggers",
 ]
@@ -86,6 +91,27 @@ def redact_url(url: object) -> str:
     if netloc == parts.netloc and query == parts.query:
         return text
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s'\"<>()\[\]{}]+")
+
+
+def redact_text(text: str) -> str:
+    """``text`` with every URL in it redacted (:func:`redact_url`)."""
+    if "://" not in text:
+        return text
+    return _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
+
+
+def redact_setting(name: str, value: object) -> str:
+    """How the setting ``name`` may be shown: masked whole when its name says it is secret
+    (``cursor_secret``, ``api_key``, ``password`` ...; not ``*_env``, which names a variable),
+    else as text with every URL in it redacted."""
+    text = "" if value is None else str(value)
+    leaf = name.rsplit(".", 1)[-1]
+    if _secret_name(leaf) and not leaf.endswith("_env"):
+        return MASK if text else ""
+    return redact_text(text)
 
 
 def _redact_pair(pair: str) -> str:

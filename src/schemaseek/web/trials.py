@@ -25,6 +25,7 @@ from schemaseek.glossary import Glossary
 from schemaseek.index.state import DocumentFacts, matcher_for
 from schemaseek.query.filters import SearchFilter
 from schemaseek.query.pipeline import InvalidQueryError
+from schemaseek.query.shared import SharedQuery
 from schemaseek.query.state import IndexParts, Mode
 
 if TYPE_CHECKING:
@@ -147,13 +148,15 @@ def candidate_ask(members: Sequence[Member], candidate: Glossary) -> Ask:
         depth: int,
         mode: Mode,
         search_filter: SearchFilter,
+        shared: SharedQuery,
     ) -> SearchResponse:
         def swap(parts: IndexParts) -> IndexParts:
             return dataclasses.replace(parts, matcher=matchers.get(name))
 
         return index.search(
-            query, limit=depth, mode=mode, search_filter=search_filter, instrument=swap
-        )
+            query, limit=depth, mode=mode, search_filter=search_filter, instrument=swap,
+            shared=shared,
+        )  # fmt: skip
 
     return ask
 

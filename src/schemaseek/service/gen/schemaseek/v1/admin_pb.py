@@ -686,7 +686,7 @@ class Snapshot(Message[_SnapshotFields]):
             string rolled_back_from = 8;
             ```
         status:
-            complete, or why it cannot be loaded.
+            "valid" (verified as a start-up would verify it) or "invalid: <why it cannot be loaded>".
 
             ```proto
             string status = 9;
