@@ -1,7 +1,17 @@
-"""Shared fixtures: the real embedding model (loaded once) and the demo index."""
+"""Shared fixtures: the real embedding model (loaded once) and the demo index.
+
+The commands a test runs keep their snapshots in a fresh data directory of this session (never
+the user's); document vectors stay in the user's content-hash cache (``SCHEMASEEK_CACHE_DIR``,
+else where the commands would put it), so a warm machine does not embed the datasets again.
+A test about what a first run embeds gives itself an empty cache of its own.
+"""
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from collections.abc import Sequence
 
 import numpy as np
@@ -11,6 +21,14 @@ from schemaseek.embedding.base import ProgressCallback, Vectors
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from tests.helpers.datasets import check_marked
+
+if "SCHEMASEEK_CACHE_DIR" not in os.environ:
+    from schemaseek.config import default_cache_dir
+
+    os.environ["SCHEMASEEK_CACHE_DIR"] = str(default_cache_dir())
+_SESSION_DATA = tempfile.mkdtemp(prefix="schemaseek-test-data-")
+os.environ["SCHEMASEEK_DATA_DIR"] = _SESSION_DATA
+atexit.register(shutil.rmtree, _SESSION_DATA, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

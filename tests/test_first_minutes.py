@@ -123,10 +123,10 @@ def test_missing_glossary_and_empty_sources_are_errors(project: Path) -> None:
 def test_errors_are_printed_verbatim(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def missing(*_: object) -> None:
+    def missing(*_: object, **__: object) -> None:
         raise MissingExtraError("psycopg", "postgres")
 
-    monkeypatch.setattr(importlib.import_module("schemaseek.cli.app"), "resolve", missing)
+    monkeypatch.setattr(importlib.import_module("schemaseek.cli.app"), "open_engines", missing)
     monkeypatch.setattr(sys, "argv", ["schemaseek", "index", "--database-url", "postgresql://x"])
     with pytest.raises(SystemExit) as exited:
         main()

@@ -52,7 +52,12 @@ def test_refresh_embeds_only_what_changed(counting_provider: CountingProvider) -
     # Release itself changed (one more member); the four new documents were added
     assert report.added == 4 and report.changed == 1 and report.removed == 0
     assert report.embedded == 5 == counting_provider.embedded_texts
-    assert index.search("record company").hits[0].id == "Label"
+    # the new type is served by both signals at once (it ranks below the root fields: no root
+    # field reaches it, so an agent could not query it)
+    label = next(h for h in index.search("record company").hits if h.id == "Label")
+    assert label.explanation is not None
+    assert label.explanation.signals["vector"].rank == 1
+    assert label.explanation.signals["keyword"].rank == 1
 
     counting_provider.reset()
     report = index.refresh(source(SDL))

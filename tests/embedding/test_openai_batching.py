@@ -46,10 +46,12 @@ class FakeServer(FakeAPI):
         self.requests: list[int] = []  # batch sizes answered with vectors
         self.refused = 0
         self._barrier = threading.Barrier(gate) if gate else None
+        self._arrived = 0
 
     def respond(self, request: BaseHTTPRequestHandler) -> None:
-        with self.lock:
-            first = len(self.requests) + self.refused
+        with self.lock:  # the arrival order, counted on entry (not when answered)
+            first = self._arrived
+            self._arrived += 1
         texts = self.body(request)["input"]
         if self._barrier is not None and first < self._barrier.parties:
             self._barrier.wait(timeout=30)

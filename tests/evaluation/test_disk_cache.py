@@ -97,9 +97,10 @@ def test_corrupt_shard_is_rebuilt_with_a_warning(
     provider = FakeProvider()
     with caplog.at_level(logging.WARNING, logger="schemaseek.embedding.disk_cache"):
         cached = DiskCachedProvider(provider, tmp_path)
+        assert shard.exists()  # nothing is read until the first texts are embedded
+        vectors = cached.embed(TEXTS)
     assert "unreadable" in caplog.text
     assert not shard.exists()
-    vectors = cached.embed(TEXTS)
     assert provider.embed_calls == 1
     np.testing.assert_allclose(vectors[1], provider.vector(TEXTS[1]))
 

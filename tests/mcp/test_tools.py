@@ -239,3 +239,16 @@ def test_token_counter_is_conservative_on_json() -> None:
     assert counter.count(text) >= len(text) / 4
     assert TokenCounter(use_tokenizer=False).count(text) == -(-len(text) // 4)
     assert counter.name.startswith("max(")
+
+
+def test_without_vectors_words_in_common_are_weak_not_none(demo_index: SchemaIndex) -> None:
+    # keyword + glossary only (vectors unavailable or still being built): no cosine to judge
+    # by, so a question sharing a word with a hit is a weak match, not "nothing here"
+    keyword_only = SchemaIndex(demo_index.sources, glossary=demo_index.glossary, provider=None)
+    keyword_only.build()
+    tools = SchemaTools(keyword_only)
+    answer = tools.search_schema("money owed to the drummer")
+    assert answer["degraded"] and answer["evidence"]["cosine"] is None
+    assert 0 < answer["evidence"]["word_coverage"] < 0.5
+    assert answer["match"] == "weak" and answer["results"]
+    assert tools.search_schema("how tall is mount everest")["match"] == "none"

@@ -8,7 +8,9 @@ against the engine's Python API and :class:`SchemaTools` in this process.
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -26,9 +28,12 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 
+from schemaseek.cli.engines import open_engines
+from schemaseek.cli.options import SourceOptions
 from schemaseek.feedback import FeedbackStore
 from schemaseek.index import SchemaIndex
 from schemaseek.mcp.coverage import coverage_search
+from schemaseek.mcp.served import ServedIndexes
 from schemaseek.mcp.server import build_server, http_app
 from schemaseek.mcp.tools import SchemaTools
 
@@ -63,13 +68,31 @@ def payload(result: CallToolResult) -> dict[str, Any]:
 
 
 def stdio_params(*args: str) -> StdioServerParameters:
+    """``schemaseek mcp ARGS`` with this session's environment (its data directory: the SDK
+    would otherwise pass a minimal one)."""
     code = "from schemaseek.cli import main; main()"
-    return StdioServerParameters(command=sys.executable, args=["-c", code, "mcp", *args], cwd=REPO)
+    return StdioServerParameters(
+        command=sys.executable, args=["-c", code, "mcp", *args], cwd=REPO, env=dict(os.environ)
+    )
 
 
-async def check_every_tool(session: ClientSession, index: SchemaIndex) -> str:
-    """List tools, call each, compare with the Python API; returns the search's query_id."""
-    local = SchemaTools(index)
+def index_demo() -> None:
+    """Embed the demo into the data directory first, so that the server answers hybrid from
+    its first call (answering while vectors build is tests/test_cli_warm.py's subject)."""
+    code = "from schemaseek.cli import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "index", "--demo"], cwd=REPO, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
+async def check_every_tool(
+    session: ClientSession, index: SchemaIndex, local: SchemaTools | None = None
+) -> str:
+    """List tools, call each, compare with the Python API (``local``: the server's tools in
+    this process, when they do not answer from ``index`` alone); returns the search's
+    query_id."""
+    local = local or SchemaTools(index)
     listed = (await session.list_tools()).tools
     assert {t.name for t in listed} == TOOLS
     for tool in listed:
@@ -80,7 +103,8 @@ async def check_every_tool(session: ClientSession, index: SchemaIndex) -> str:
     args = {"question": question, "token_budget": 8000}
     answer = payload(await session.call_tool("search_schema", args))
     assert answer["results"][0]["id"] == "Query.abacusContract"
-    assert {r["id"] for r in answer["results"]} == set(index.search(question).ids())
+    expected = local.search_schema(question, token_budget=8000)["results"]
+    assert {r["id"] for r in answer["results"]} == {r["id"] for r in expected}
     assert any(e["question"] == question for e in answer["examples"])
 
     ids = ["AbacusContract", "AbacusContract.royaltyPayments", "royalty_payment"]
@@ -119,6 +143,13 @@ def test_stdio_serves_every_tool(demo_index: SchemaIndex, tmp_path: Path) -> Non
     usage_file = tmp_path / "usage.jsonl"
     errlog_path = tmp_path / "stderr.txt"
 
+    index_demo()
+    # the command serves each source from its own engine (as the service does): its ranking
+    # is that of the same engines in this process
+    engines = open_engines(SourceOptions(demo=True), None)
+    engines.start(wait_for_vectors=True)
+    local = SchemaTools(ServedIndexes(engines.indexes))
+
     async def run() -> str:
         params = stdio_params("--demo", "--feedback", str(usage_file))
         with errlog_path.open("w") as errlog:
@@ -127,9 +158,12 @@ def test_stdio_serves_every_tool(demo_index: SchemaIndex, tmp_path: Path) -> Non
                 ClientSession(read, write) as session,
             ):
                 await session.initialize()
-                return await check_every_tool(session, demo_index)
+                return await check_every_tool(session, demo_index, local)
 
-    query_id = anyio.run(run)
+    try:
+        query_id = anyio.run(run)
+    finally:
+        engines.close()
     (event,) = FeedbackStore(usage_file).events()
     assert event.query_id == query_id and event.query == "royalty payments for Sony"
     # logs go to stderr: stdout carries the protocol only
@@ -156,6 +190,8 @@ def test_scripted_agent_session_needs_fewer_than_five_calls(demo_index: SchemaIn
         assert selection["valid"], selection
         assert validate(schema, parse(selection["query"])) == []
         return calls
+
+    index_demo()
 
     async def run() -> list[int]:
         async with (

@@ -13,16 +13,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
+from schemaseek.cli.engines import NoCacheOpt, cache_report, open_engines
 from schemaseek.cli.eval_command import eval_command
 from schemaseek.cli.glossary_command import glossary_app
 from schemaseek.cli.mcp_command import mcp_command
-from schemaseek.cli.options import SourceOptions, plan, resolve
+from schemaseek.cli.options import SourceOptions, resolve
 from schemaseek.cli.output import (
     build_progress,
     print_json,
-    print_report,
     print_response,
-    report_dict,
     stderr,
     stdout,
     with_root_paths,
@@ -39,7 +38,6 @@ from schemaseek.errors import SchemaSeekError
 
 if TYPE_CHECKING:
     from schemaseek.documents import SearchResponse
-    from schemaseek.engine.local import LocalEngines
     from schemaseek.index import SchemaIndex
 
 app = typer.Typer(
@@ -80,29 +78,6 @@ app.add_typer(glossary_app, name="glossary")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
-def _build(options: SourceOptions) -> tuple[SchemaIndex, str]:
-    """One in-memory index of every source (``--no-cache``, ``demo``): nothing kept."""
-    from schemaseek.index import SchemaIndex
-
-    selection = resolve(options)
-    index = SchemaIndex(selection.sources, glossary=selection.glossary, settings=selection.settings)
-    with build_progress() as update:
-        report = index.build(update)
-    if report.degraded:
-        stderr.print("[yellow]warning:[/] vectors unavailable; keyword + glossary only")
-    return index, selection.label
-
-
-NoCacheOpt = Annotated[
-    bool,
-    typer.Option(
-        "--no-cache",
-        help="Keep nothing: embed every document again and save no snapshot (default: the data "
-        "directory, $SCHEMASEEK_DATA_DIR, keeps both, so later runs start warm).",
-    ),
-]
-
-
 @app.command()
 @with_source_options
 def search(
@@ -138,15 +113,13 @@ def search(
         raise SchemaSeekError(f"--mode must be one of {', '.join(MODES)}")
     chosen = next(m for m in MODES if m == mode)
     search_filter = SearchFilter(kinds=tuple(kind or ()))
-    if no_cache:
-        index, _label = _build(sources)
-        response = index.search(question, limit=limit, mode=chosen, kinds=kind or ())
-        _answer(response, json_out, explain, lambda _source: index, {})
-        return
+    keyword = chosen == "keyword"  # no model at all: nothing embedded, nothing loaded
     with build_progress() as progress:
-        engines = _engines(sources, snapshot_dir, embed=chosen != "keyword", progress=progress)
+        engines = open_engines(
+            sources, snapshot_dir, embed=not keyword, keep=not no_cache, progress=progress
+        )
         try:
-            engines.start(wait_for_vectors=wait and chosen != "keyword")
+            engines.start(wait_for_vectors=wait and not keyword)
             response = engines.search(
                 question, limit=limit, mode=chosen, search_filter=search_filter
             )
@@ -154,44 +127,9 @@ def search(
             engines.close()
             raise
     try:
-        _answer(response, json_out, explain, engines.index_of, _cache_report(engines))
+        _answer(response, json_out, explain, engines.index_of, cache_report(engines))
     finally:
         engines.close()
-
-
-def _engines(
-    sources: SourceOptions,
-    snapshot_dir: str | None,
-    *,
-    embed: bool,
-    progress: Callable[[str, int, int], None] | None,
-) -> LocalEngines:
-    """The engines of a command over the data directory (or ``--snapshot-dir``)."""
-    from schemaseek.config import data_dir, default_cache_dir
-    from schemaseek.embedding.factory import provider_from_settings
-    from schemaseek.engine.local import LocalEngines
-
-    planned = plan(sources)
-    keyed = snapshot_dir is None
-    return LocalEngines(
-        planned.sources,
-        glossary=planned.glossary,
-        settings=planned.settings,
-        provider=provider_from_settings(planned.settings) if embed else None,
-        store_root=(data_dir() / "snapshots") if keyed else snapshot_dir,
-        cache_dir=default_cache_dir() / "embeddings" if embed else None,
-        keyed=keyed,
-        progress=progress,
-    )
-
-
-def _cache_report(engines: LocalEngines) -> dict[str, Any]:
-    """What this run kept and reused: sources served warm, documents embedded."""
-    return {
-        "warm": list(engines.warm),
-        "embedded_documents": engines.embedded_documents,
-        "building": engines.building,
-    }
 
 
 def _answer(
@@ -229,38 +167,31 @@ def index(
 
     Example: schemaseek index --sdl schema.graphql --json
     """
-    if no_cache:
-        from schemaseek.index import SchemaIndex
-
-        selection = resolve(sources)
-        built = SchemaIndex(
-            selection.sources, glossary=selection.glossary, settings=selection.settings
-        )
-        with build_progress() as update:
-            report = built.build(update)
-        print_json(report_dict(report)) if json_out else print_report(report)
-        return
-    if snapshot_dir is not None:
+    if snapshot_dir is not None and not no_cache:
         index_with_snapshots(resolve(sources), snapshot_dir, json_out)
         return
     with build_progress() as progress:
-        engines = _engines(sources, None, embed=True, progress=progress)
+        engines = open_engines(sources, None, keep=not no_cache, progress=progress)
         try:
             engines.start(wait_for_vectors=True)
         except BaseException:
             engines.close()
             raise
     try:
+        from schemaseek.glossary_lint import warn_unresolved
+
+        warn_unresolved(engines.glossary, [s for i in engines.indexes() for s in i.sources])
         reports = engines.reports()
-        failed = [r for r in reports if r.error]
+        failed = [r for r in reports if r.error or r.save_error]
         if json_out:
             print_json(
                 {
-                    "sources": [r.to_dict() for r in reports],
+                    "sources": [r.source for r in reports],
                     "documents": sum(r.documents for r in reports),
                     "embedded": engines.embedded_documents,
                     "degraded": any(r.degraded for r in reports),
                     "warm": list(engines.warm),
+                    "engines": [r.to_dict() for r in reports],
                 }
             )
         else:
@@ -269,7 +200,7 @@ def index(
                     f"[bold]{escape(r.source)}[/]: {r.documents} documents, "
                     f"{r.embedded} embedded, {r.reused} reused → generation "
                     f"{escape(str(r.generation))} in {r.took_s:.2f} s"
-                    + (f"  [red]{escape(r.error)}[/]" if r.error else "")
+                    + (f"  [red]{escape(r.error or r.save_error or '')}[/]" if r in failed else "")
                 )
         if failed:
             raise typer.Exit(1)
@@ -304,10 +235,20 @@ def demo(
             stdout.print(f"wrote {path}", markup=False, highlight=False)
         return
 
-    built, _ = _build(SourceOptions(demo=True))
-    stdout.print(f"[bold]schemaseek demo[/]: {len(built.documents)} documents indexed")
-    for question in demo_questions():
-        print_response(built.search(question, limit=limit), explain)
+    with build_progress() as progress:
+        engines = open_engines(SourceOptions(demo=True), None, progress=progress)
+        try:
+            engines.start(wait_for_vectors=True)
+        except BaseException:
+            engines.close()
+            raise
+    try:
+        documents = sum(r.documents for r in engines.reports())
+        stdout.print(f"[bold]schemaseek demo[/]: {documents} documents indexed")
+        for question in demo_questions():
+            print_response(engines.search(question, limit=limit), explain)
+    finally:
+        engines.close()
 
 
 def main() -> None:

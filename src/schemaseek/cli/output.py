@@ -17,7 +17,7 @@ from schemaseek.documents import SearchResponse
 from schemaseek.progress import LogProgress
 
 if TYPE_CHECKING:
-    from schemaseek.index import BuildReport, SchemaIndex
+    from schemaseek.index import SchemaIndex
 
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True)
@@ -64,33 +64,6 @@ def build_progress(enabled: bool = True) -> Iterator[Callable[[str, int, int], N
             bar.update(tasks[stage], completed=done, total=total)
 
         yield update
-
-
-def report_dict(report: BuildReport) -> dict[str, Any]:
-    return {
-        "sources": list(report.sources),
-        "documents": report.documents,
-        "embedded": report.embedded,
-        "edges": report.edges,
-        "degraded": report.degraded,
-        "glossary_entries": report.glossary_entries,
-        "glossary_missing": list(report.glossary_missing),
-        "took_ms": round(report.took_s * 1000, 1),
-    }
-
-
-def print_report(report: BuildReport) -> None:
-    stdout.print(
-        f"indexed [bold]{report.documents}[/] documents from {escape(', '.join(report.sources))} "
-        f"({report.edges} edges, {report.embedded} embedded, "
-        f"glossary {report.glossary_entries} entries) in {report.took_s:.2f} s"
-        + ("  [yellow]degraded: keyword + glossary only[/]" if report.degraded else "")
-    )
-    if report.glossary_missing:
-        stdout.print(
-            "[yellow]glossary targets not in the index:[/] "
-            + escape(", ".join(report.glossary_missing))
-        )
 
 
 def print_response(response: SearchResponse, explain: bool) -> None:

@@ -22,11 +22,10 @@ if TYPE_CHECKING:  # imported when a command runs, so that start-up stays light
     from schemaseek.cli.options import ResolvedSources
     from schemaseek.config import SearchSettings
     from schemaseek.engine import SourceEngine
-    from schemaseek.index import SchemaIndex
     from schemaseek.snapshots.manager import SnapshotManager
     from schemaseek.sources.base import SourceSchema
 
-__all__ = ["SnapshotDirOpt", "index_with_snapshots", "search_index", "snapshot_app"]
+__all__ = ["SnapshotDirOpt", "index_with_snapshots", "snapshot_app"]
 
 SnapshotDirOpt = Annotated[
     str | None,
@@ -124,29 +123,6 @@ def index_with_snapshots(selection: ResolvedSources, location: str | None, json_
             )
     if failed:
         raise typer.Exit(1)
-
-
-def search_index(selection: ResolvedSources, location: str | None) -> SchemaIndex:
-    """``search --snapshot-dir``: the sources served from their newest valid generations (only
-    documents whose content changed since are embedded); several sources are merged into one
-    index reusing every stored vector."""
-    from schemaseek.index import SchemaIndex
-
-    manager = open_manager(location, selection.settings)
-    engines = _engines(selection, manager, keep_hold=True)
-    if len(engines) == 1:
-        return engines[0].index
-    merged = SchemaIndex(
-        selection.sources,
-        glossary=selection.glossary,
-        provider=engines[0].provider,
-        settings=selection.settings,
-    )
-    with build_progress() as progress:  # every stored vector is reused
-        merged.build(progress, reuse=[engine.index for engine in engines])
-    for engine in engines:
-        engine.destroy()
-    return merged
 
 
 # -- snapshot list | verify | rollback ------------------------------------------------------

@@ -7,7 +7,8 @@ No pickle is involved (``allow_pickle=False``). A shard is written to a temporar
 same folder and moved into place with :func:`os.replace`, so readers never see half a shard.
 Beyond ``max_shards`` shards, the next write merges everything into one.
 
-Every shard is read at construction; one that cannot be read or does not fit the model
+Every shard is read when the first texts are embedded (never for a process that embeds nothing:
+a warm start pays nothing for a large cache); one that cannot be read or does not fit the model
 (wrong shape, dtype, non-finite values) is logged as a warning and deleted, and its texts are
 embedded again when next asked for. ``embed`` embeds only the texts it has no vector for, in one
 batched call; ``embed_query`` passes straight through (queries are cached in memory by
@@ -72,11 +73,12 @@ class DiskCachedProvider(ProviderWrapper):
         self._vectors: dict[str, Vectors] = {}
         self._shards: list[Path] = []
         self._hits = self._misses = self._provider_calls = 0
-        self._load()
+        self._loaded = False
 
     @property
     def stats(self) -> DiskCacheStats:
         """Current counters and the number of vectors held."""
+        self._ensure_loaded()
         with self._lock:
             return DiskCacheStats(
                 self._hits, self._misses, self._provider_calls, len(self._vectors)
@@ -90,6 +92,7 @@ class DiskCachedProvider(ProviderWrapper):
     def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> Vectors:
         """Vectors of ``texts``: cached ones read back, the rest embedded in one call and stored."""
         keys = [self.key(t) for t in texts]
+        self._ensure_loaded()
         with self._lock:
             missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._vectors}
         served = sum(1 for k in keys if k not in missing)
@@ -130,6 +133,13 @@ class DiskCachedProvider(ProviderWrapper):
         return vectors
 
     # -- storage ------------------------------------------------------------------------------
+
+    def _ensure_loaded(self) -> None:
+        with self._lock:
+            if self._loaded:
+                return
+            self._loaded = True
+            self._load()
 
     def _load(self) -> None:
         if not self.directory.is_dir():

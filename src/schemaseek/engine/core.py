@@ -32,16 +32,15 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
-import numpy as np
-
 from schemaseek.config import SearchSettings
 from schemaseek.documents import Document, SearchResponse
 from schemaseek.embedding.base import EmbeddingProvider, Vectors
 from schemaseek.embedding.breaker import BreakerConfig, BreakerProvider, BreakerState
 from schemaseek.engine import persistence
+from schemaseek.engine.embedding import embed_batches, fill_vector_index
 from schemaseek.engine.gate import Party
 from schemaseek.engine.report import EngineCancelled, EngineReport, EngineState
-from schemaseek.errors import ConfigError, EmbeddingError, SnapshotError
+from schemaseek.errors import ConfigError, SnapshotError
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
 from schemaseek.progress import StageProgress
@@ -196,6 +195,8 @@ class SourceEngine:
             try:
                 schema = self._fetch()
                 self.index.serve_lexical(schema)
+                served = self.index.document_count
+                self.report_progress("keyword", served, served)
             except Exception:
                 self._failed = True
                 raise
@@ -429,20 +430,11 @@ class SourceEngine:
             raise EngineCancelled(f"engine {self.name!r} was destroyed")
 
     def _embed(self, docs: Sequence[Document]) -> Vectors:
-        """Vectors of ``docs`` in batches of ``embed_batch``, checking for cancellation."""
         assert self.provider is not None
-        dimensions = self.provider.dimensions
-        out = np.empty((len(docs), dimensions), dtype=np.float32)
-        self.report_progress("embedding", 0, len(docs))
-        for start in range(0, len(docs), self.embed_batch):
-            self._check_cancel()
-            batch = docs[start : start + self.embed_batch]
-            rows = np.asarray(self.provider.embed([d.embedding_text() for d in batch]))
-            if rows.shape != (len(batch), dimensions):
-                raise EmbeddingError(f"the provider returned shape {rows.shape} for {len(batch)}")
-            out[start : start + len(batch)] = rows
-            self.report_progress("embedding", start + len(batch), len(docs))
-        return out
+        return embed_batches(
+            self.provider, docs, self.embed_batch, check_cancel=self._check_cancel,
+            progress=lambda done, total: self.report_progress("embedding", done, total),
+        )  # fmt: skip
 
     def report_progress(self, stage: str, done: int, total: int) -> None:
         """Tell ``progress`` (the display, if any) and ``on_progress`` (a coordinator's hook,
@@ -454,11 +446,5 @@ class SourceEngine:
 
     def _vector_index(self, ids: list[str], docs: list[Document]) -> VectorIndex:
         """A complete vector index for ``docs`` (graph built now when large enough)."""
-        assert self.provider is not None
         vectors = self._embed(docs)
-        index = self.index.new_vector_index()
-        index.add(ids, vectors)
-        if len(index) >= index.exact_threshold:
-            self._check_cancel()
-            index.build()
-        return index
+        return fill_vector_index(self.index.new_vector_index(), ids, vectors, self._check_cancel)

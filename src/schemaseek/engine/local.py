@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
@@ -123,8 +124,10 @@ class LocalEngines:
         cache_dir: str | Path | None = None,
         keyed: bool = True,
         progress: StageProgress | None = None,
+        label: str = "",
     ) -> None:
         self.sources = list(sources)
+        self.label = label or ", ".join(s.name for s in self.sources)
         self.glossary = glossary
         self.settings = settings
         self.counter = CountingProvider(provider) if provider is not None else None
@@ -144,6 +147,8 @@ class LocalEngines:
         self.futures: list[Future[EngineReport]] = []
         self.warm: list[str] = []
         """Sources served from their recorded generation without being read."""
+        self._lock = threading.Lock()
+        self._closed = False
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -152,8 +157,12 @@ class LocalEngines:
         (or failed to), else as soon as each answers keyword + glossary."""
         for source in self.sources:
             engine, future = self._start(source)
-            self.engines.append(engine)
-            self.futures.append(future)
+            with self._lock:
+                if self._closed:  # closed while this one started
+                    engine.destroy()
+                    return
+                self.engines.append(engine)
+                self.futures.append(future)
         if wait_for_vectors:
             self.wait()
 
@@ -293,6 +302,11 @@ class LocalEngines:
         return self.counter.embedded_texts if self.counter is not None else 0
 
     def close(self) -> None:
-        """Stop every engine (background work is cancelled)."""
-        for engine in self.engines:
+        """Stop every engine: background work is cancelled and waited for (an embedding
+        batch in flight finishes first). Safe from any thread, also while :meth:`start`
+        runs."""
+        with self._lock:
+            self._closed = True
+            engines = list(self.engines)
+        for engine in engines:
             engine.destroy()

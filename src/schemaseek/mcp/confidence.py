@@ -12,7 +12,9 @@ The rule:
 
 * **strong** — pinned, or a glossary term fired, or ``cosine >= 0.50``, or ``cosine >= 0.40``
   with ``coverage >= 0.5`` (meaning and words agree);
-* **weak** — ``cosine >= 0.35``, or ``coverage >= 0.5``;
+* **weak** — ``cosine >= 0.35``, or ``coverage >= 0.5``, or — when there is no cosine (vectors
+  unavailable or still being built) — any content word in common: without the vector evidence
+  a miss cannot be told from a question worded differently from the schema;
 * **none** — anything else.
 
 Calibration with all-MiniLM-L6-v2: fifty plain questions about the GitHub API score between
@@ -82,6 +84,6 @@ def assess(response: SearchResponse) -> Confidence:
         or (best >= AGREEING_COSINE and coverage >= COVERAGE)
     ):
         match = "strong"
-    elif best >= WEAK_COSINE or coverage >= COVERAGE:
+    elif best >= WEAK_COSINE or coverage >= COVERAGE or (cosine is None and coverage > 0):
         match = "weak"
     return Confidence(match, cosine, coverage, glossary, pinned)

@@ -88,7 +88,8 @@ def build_server(
     server: MCPServer = MCPServer(name, instructions=INSTRUCTIONS, version=__version__)
 
     def call(action: Any, *args: Any, **kwargs: Any) -> CallToolResult:
-        if ready is not None and not _wait(ready, ready_timeout, kwargs.pop("ctx", None)):
+        ctx = kwargs.pop("ctx", None)
+        if ready is not None and not _wait(ready, ready_timeout, ctx):
             raise ToolError("the schema index is still being built; try again in a minute")
         if failure:
             raise ToolError(f"the schema index could not be built: {failure[0]}")

@@ -21,8 +21,10 @@ from connectrpc.compression.gzip import GzipCompression
 from connectrpc.compression.zstd import ZstdCompression
 
 from schemaseek.cluster.coordinator import Coordinator
+from schemaseek.config import default_cache_dir
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.embedding.counting import CountingProvider
+from schemaseek.embedding.disk_cache import DiskCachedProvider
 from schemaseek.embedding.factory import breaker_config, provider_from_settings
 from schemaseek.engine import SourceEngine
 from schemaseek.engine.persistence import open_snapshots
@@ -97,6 +99,12 @@ def build_service(
     ``telemetry`` defaults to what the ``OTEL_*`` variables ask for (usually nothing)."""
     settings = config.search
     counter = CountingProvider(provider or provider_from_settings(settings))
+    # the configured model goes behind the content-hash vector cache every command shares:
+    # a catalog embedded once (by search, index, mcp or another service) is never sent to the
+    # model again (a provider passed in is used as it is)
+    documents: EmbeddingProvider = counter
+    if provider is None:
+        documents = DiskCachedProvider(counter, default_cache_dir() / "embeddings")
     manager = _snapshots(config)
     progress = LogProgress(logger.info)  # start-up embedding and snapshots, as log lines
 
@@ -104,7 +112,7 @@ def build_service(
         return SourceEngine(
             name,
             fetch,
-            provider=counter,
+            provider=documents,
             settings=settings,
             snapshots=manager,
             breaker=breaker_config(settings),
