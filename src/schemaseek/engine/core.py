@@ -12,13 +12,8 @@ Documents are re-embedded only when their content hash changed; a warm start wit
 changed makes no embedding call at all. The engine owns no timer: see
 :class:`~schemaseek.engine.polling.Poller`.
 
-**Rollback holds.** An engine started from a rolled-back generation (its manifest says
-``hold``) stays on it: a refresh whose fetched schema has the hash the live source had when the
-rollback was made changes nothing (report ``held``). The hold ends when the live schema
-changes again (that refresh applies it) or :meth:`SourceEngine.release_hold` is called (an
-admin's explicit refresh).
-
-**Committing with others.** ``refresh(party=...)`` prepares the change (fetch, diff, embed) and
+**Rollback holds**: see :mod:`schemaseek.engine.hold`. **Committing with others.**
+``refresh(party=...)`` prepares the change (fetch, diff, embed) and
 commits it inside a :class:`~schemaseek.engine.gate.CommitGate` shared with other engines.
 """
 
@@ -39,7 +34,14 @@ from schemaseek.embedding.breaker import BreakerConfig, BreakerProvider, Breaker
 from schemaseek.engine import persistence
 from schemaseek.engine.embedding import embed_batches, fill_vector_index
 from schemaseek.engine.gate import Party
-from schemaseek.engine.report import EngineCancelled, EngineReport, EngineState
+from schemaseek.engine.hold import RollbackHold
+from schemaseek.engine.report import (
+    EngineCancelled,
+    EngineReport,
+    EngineState,
+    engine_status,
+    report_of,
+)
 from schemaseek.errors import ConfigError, SnapshotError
 from schemaseek.glossary import Glossary
 from schemaseek.index import SchemaIndex
@@ -121,7 +123,7 @@ class SourceEngine:
         self.on_progress: Callable[[str, int, int], None] | None = None
         """Called on the worker with ``(stage, done, total)``: embedding, snapshot load and
         save (see :meth:`report_progress`)."""
-        self._hold: str | None = None  # live schema hash a rollback holds against ("": unknown)
+        self._hold = RollbackHold()
 
     # -- state ----------------------------------------------------------------------------
 
@@ -142,22 +144,7 @@ class SourceEngine:
 
     def status(self) -> dict[str, Any]:
         """State, counts, generation, circuits and the last report, for health endpoints."""
-        circuits = {}
-        if self.breakers is not None:
-            circuits = {
-                "embed": self.breakers.embed_breaker.state.value,
-                "embed_query": self.breakers.query_breaker.state.value,
-            }
-        last = self.last_report
-        return {
-            "source": self.name,
-            "state": self.state.value,
-            "documents": self.index.document_count,
-            "vectors": self.index.vector_count,
-            "generation": self.generation,
-            "circuits": circuits,
-            "last_report": last.to_dict() if last else None,
-        }
+        return engine_status(self)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -185,7 +172,7 @@ class SourceEngine:
             if not keep_hold:
                 self.release_hold()
             if catch_up:
-                future = self._submit(self._catch_up, started)
+                future = self._submit(self._fetch_and_apply, started)
             else:
                 future = Future()
                 future.set_result(self._loaded(started))
@@ -228,26 +215,25 @@ class SourceEngine:
 
     @property
     def held(self) -> bool:
-        """Whether a rollback holds the engine on its generation (module docstring)."""
-        return self._hold is not None
+        """Whether a rollback holds the engine on its generation (:mod:`.hold`)."""
+        return self._hold.active
 
     @property
     def live_schema_hash(self) -> str:
         """The live source's schema hash as last fetched ("" before any)."""
-        if self._hold:
-            return self._hold
+        if self._hold.live_hash:
+            return self._hold.live_hash
         sources = self.index.sources
         return sources[0].schema_hash if sources else ""
 
     def hold_rollback(self, live_hash: str = "") -> None:
         """Stay on the served generation while the live schema hash is ``live_hash`` (the
         first fetch sets it when empty)."""
-        self._hold = live_hash
+        self._hold.hold(live_hash)
 
     def release_hold(self) -> bool:
         """End a rollback hold (the next refresh applies the live schema); True if held."""
-        held, self._hold = self._hold is not None, None
-        return held
+        return self._hold.release()
 
     def search(
         self,
@@ -305,23 +291,18 @@ class SourceEngine:
         return self._loaded(started)
 
     def _loaded(self, started: float) -> EngineReport:
-        took_s = time.perf_counter() - started
-        return self._report(took_s, self.index.document_count, 0, 0, 0, 0)
-
-    def _catch_up(self, started: float) -> EngineReport:
-        return self._fetch_and_apply(started)
+        return self._report(time.perf_counter() - started, self.index.document_count, 0)
 
     def _fetch_and_apply(self, started: float, party: Party | None = None) -> EngineReport:
         try:
             schema = self._fetch()
         except Exception as exc:
             return self._failure(started, f"fetching the source failed: {exc}")
-        if self._hold is not None:
-            if self._hold in ("", schema.schema_hash):
-                self._hold = schema.schema_hash
-                return self._held(started, party)
+        was_held = self._hold.active
+        if self._hold.keeps(schema.schema_hash):
+            return self._held(started, party)
+        if was_held:
             logger.info("source %r changed since its rollback: applying it", self.name)
-            self._hold = None
         return self._apply_logged(schema, started, party)
 
     def _held(self, started: float, party: Party | None) -> EngineReport:
@@ -331,7 +312,7 @@ class SourceEngine:
             with party:
                 self.index.reload_glossary(self.index.glossary)
         count = self.index.document_count
-        return self._report(time.perf_counter() - started, count, 0, 0, 0, 0, held=True)
+        return self._report(time.perf_counter() - started, count, 0, held=True)
 
     def _apply_logged(
         self, schema: SourceSchema, started: float, party: Party | None = None
@@ -347,16 +328,8 @@ class SourceEngine:
         logger.warning(
             "refresh of source %r failed: %s; serving the previous index", self.name, message
         )
-        report = EngineReport(
-            source=self.name,
-            documents=self.index.document_count,
-            embedded=0,
-            reused=0,
-            generation=self.generation,
-            took_s=time.perf_counter() - started,
-            degraded=self.state is not EngineState.READY,
-            error=message,
-        )
+        took_s = time.perf_counter() - started
+        report = report_of(self, took_s, self.index.document_count, 0, reused=0, error=message)
         self.last_report = report
         return report
 
@@ -372,7 +345,7 @@ class SourceEngine:
             if party is not None:  # a glossary change that left every document as it was
                 with party:
                     index.reload_glossary(index.glossary)
-            return self._report(time.perf_counter() - started, len(diff.documents), 0, 0, 0, 0)
+            return self._report(time.perf_counter() - started, len(diff.documents), 0)
         replacement = None
         vectors = None
         if self.provider is not None and not index.degraded:
@@ -396,34 +369,11 @@ class SourceEngine:
         )  # fmt: skip
 
     def _report(
-        self,
-        took_s: float,
-        documents: int,
-        embedded: int,
-        added: int,
-        changed: int,
-        removed: int,
-        extra: dict[str, Any] | None = None,
-        save_error: str | None = None,
-        held: bool = False,
+        self, took_s: float, documents: int, embedded: int, *counts: int, **more: Any
     ) -> EngineReport:
-        report = EngineReport(
-            source=self.name,
-            documents=documents,
-            embedded=embedded,
-            reused=documents - embedded if self.provider is not None else 0,
-            added=added,
-            changed=changed,
-            removed=removed,
-            generation=self.generation,
-            took_s=took_s,
-            degraded=self.state is not EngineState.READY,
-            extra=extra or {},
-            save_error=save_error,
-            held=held,
-        )
-        self.last_report = report
-        return report
+        """Record and return what this work did (``counts``: added, changed, removed)."""
+        self.last_report = report_of(self, took_s, documents, embedded, *counts, **more)
+        return self.last_report
 
     def _check_cancel(self) -> None:
         if self._cancel.is_set():

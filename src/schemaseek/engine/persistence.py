@@ -62,8 +62,6 @@ def load_snapshot(engine: SourceEngine, generation: str | None = None) -> bool:
             vectors=bool(g.manifest.vectors),
         )
 
-    if generation is None and not engine.snapshots.generations(engine.name, engine.fingerprint.key):
-        return False  # a cold start: nothing to load (and no progress line saying otherwise)
     engine.report_progress("snapshot load", 0, 1)
     if generation is not None:
         loaded = engine.snapshots.load_generation(

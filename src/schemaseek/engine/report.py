@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemaseek.errors import SchemaSeekError
 
-__all__ = ["EngineCancelled", "EngineReport", "EngineState"]
+if TYPE_CHECKING:
+    from schemaseek.engine.core import SourceEngine
+
+__all__ = ["EngineCancelled", "EngineReport", "EngineState", "engine_status"]
 
 
 class EngineState(StrEnum):
@@ -66,3 +69,60 @@ class EngineReport:
         if self.held:
             out["held"] = True
         return out
+
+
+def engine_status(engine: SourceEngine) -> dict[str, Any]:
+    """``engine``'s state, counts, generation, circuits and last report (health endpoints)."""
+    circuits = {}
+    if engine.breakers is not None:
+        circuits = {
+            "embed": engine.breakers.embed_breaker.state.value,
+            "embed_query": engine.breakers.query_breaker.state.value,
+        }
+    last = engine.last_report
+    return {
+        "source": engine.name,
+        "state": engine.state.value,
+        "documents": engine.index.document_count,
+        "vectors": engine.index.vector_count,
+        "generation": engine.generation,
+        "circuits": circuits,
+        "last_report": last.to_dict() if last else None,
+    }
+
+
+def report_of(
+    engine: SourceEngine,
+    took_s: float,
+    documents: int,
+    embedded: int,
+    added: int = 0,
+    changed: int = 0,
+    removed: int = 0,
+    *,
+    reused: int | None = None,
+    extra: dict[str, Any] | None = None,
+    save_error: str | None = None,
+    error: str | None = None,
+    held: bool = False,
+) -> EngineReport:
+    """The report of work ``engine`` just did, with its generation and state as they are now
+    (``reused`` defaults to the documents not embedded, 0 without a provider)."""
+    if reused is None:
+        reused = documents - embedded if engine.provider is not None else 0
+    return EngineReport(
+        source=engine.name,
+        documents=documents,
+        embedded=embedded,
+        reused=reused,
+        added=added,
+        changed=changed,
+        removed=removed,
+        generation=engine.generation,
+        took_s=took_s,
+        degraded=engine.state is not EngineState.READY,
+        error=error,
+        extra=extra or {},
+        save_error=save_error,
+        held=held,
+    )

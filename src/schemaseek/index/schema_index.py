@@ -147,19 +147,7 @@ class SchemaIndex:
             vector=parts.vector, matcher=diff.matcher, graph=parts.graph if same else None,
         )  # fmt: skip
         with self._lock:
-            parts.keyword.remove(diff.removed)
-            parts.keyword.add([documents[d] for d in diff.changed])
-            if replacement is not None:
-                parts.vector = replacement
-            elif parts.vector is not None:
-                parts.vector.remove(diff.removed)
-                if vectors is not None:
-                    parts.vector.add(list(diff.changed), vectors)
-            parts.vectors_ready = parts.vector is not None
-            for name in ("documents", "matcher", "graph", "pins", "card_of", "by_source"):
-                setattr(parts, name, getattr(scratch, name))
-            parts.graph_signals = scratch.graph_signals
-            parts.root_leads = scratch.root_leads
+            state.install(parts, scratch, diff, vectors=vectors, replacement=replacement)
             self.sources = list(diff.sources)
 
     def refresh(self, schema: SourceSchema) -> RefreshReport:

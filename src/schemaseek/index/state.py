@@ -16,11 +16,12 @@ from typing import TypedDict
 
 from schemaseek.config import SearchSettings
 from schemaseek.documents import Document
-from schemaseek.embedding.base import EmbeddingProvider
+from schemaseek.embedding.base import EmbeddingProvider, Vectors
 from schemaseek.embedding.cache import CachedQueryEmbedder
 from schemaseek.errors import ConfigError
 from schemaseek.glossary import Glossary
 from schemaseek.graph import SchemaGraph
+from schemaseek.index.diff import SourceDiff
 from schemaseek.query.rerank import Reranker
 from schemaseek.query.state import IndexParts
 from schemaseek.rerankers.factory import reranker_from_settings
@@ -215,3 +216,30 @@ def assemble(
         root_leads=RootLeads(graph, documents),
         feedback=components.feedback,
     )
+
+
+def install(
+    parts: IndexParts,
+    scratch: IndexParts,
+    diff: SourceDiff,
+    *,
+    vectors: Vectors | None,
+    replacement: VectorIndex | None,
+) -> None:
+    """Update ``parts`` in place to serve ``diff`` (the caller holds the index lock): the
+    keyword and vector signals change by the diff's documents (``vectors``: the new vectors of
+    ``diff.changed``, row by row; or ``replacement``, a whole vector index), and what derives
+    from the document set is taken from ``scratch`` (assembled before the lock was taken)."""
+    parts.keyword.remove(diff.removed)
+    parts.keyword.add([diff.documents[d] for d in diff.changed])
+    if replacement is not None:
+        parts.vector = replacement
+    elif parts.vector is not None:
+        parts.vector.remove(diff.removed)
+        if vectors is not None:
+            parts.vector.add(list(diff.changed), vectors)
+    parts.vectors_ready = parts.vector is not None
+    for name in ("documents", "matcher", "graph", "pins", "card_of", "by_source"):
+        setattr(parts, name, getattr(scratch, name))
+    parts.graph_signals = scratch.graph_signals
+    parts.root_leads = scratch.root_leads

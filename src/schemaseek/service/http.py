@@ -19,7 +19,6 @@ depth limits (:mod:`schemaseek.service.limits`).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gzip
 import json
@@ -38,14 +37,13 @@ from schemaseek.service.errors import HTTP_CODES, error_body, http_error_body
 from schemaseek.service.limits import Limits, check_json_body
 from schemaseek.service.logs import REQUEST_ID, new_request_id
 from schemaseek.service.metrics import CONTENT_TYPE, ServiceMetrics
+from schemaseek.service.request_body import Message, Receive, RequestBody, ends_response, read_body
 
 __all__ = ["ServiceApp"]
 
 logger = logging.getLogger(__name__)
 
 Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
@@ -145,7 +143,7 @@ class ServiceApp:
             return
         request_id = new_request_id(_header(scope, b"x-request-id"))
         token = REQUEST_ID.set(request_id)
-        body = _RequestBody(receive)
+        body = RequestBody(receive)
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -153,7 +151,7 @@ class ServiceApp:
                     *message.get("headers", []),
                     (b"x-request-id", request_id.encode()),
                 ]
-            elif _ends_response(message) and not body.done:
+            elif ends_response(message) and not body.done:
                 await body.drain()
             await send(message)
 
@@ -189,7 +187,7 @@ class ServiceApp:
             if await self._mcp_refused(scope, send):
                 return
             if method == "POST":
-                receive, body = await _read_body(receive, self.limits.max_bytes)
+                receive, body = await read_body(receive, self.limits.max_bytes)
                 problem = check_json_body(body, self.limits)
                 if problem is not None:
                     self.metrics.http.labels("/mcp", str(problem[0])).inc()
@@ -199,7 +197,7 @@ class ServiceApp:
             await self.mcp_app(scope, receive, send)
             return
         if not path.startswith(STREAMING_PREFIXES):
-            receive, _ = await _read_body(receive, self.limits.max_bytes)
+            receive, _ = await read_body(receive, self.limits.max_bytes)
         if self.web_app is not None and (path == "/" or path.startswith("/ui/")):
             await self.web_app(scope, receive, self._counted("/ui", send))
             return
@@ -288,73 +286,6 @@ class ServiceApp:
             if not buffered.sent:
                 raise
             logger.debug("%s: the response ended early: %s", scope.get("path"), exc.message)
-
-
-def _ends_response(message: Message) -> bool:
-    kind = message["type"]
-    if kind == "http.response.body":
-        return not message.get("more_body", False)
-    return kind == "http.response.trailers" and not message.get("more_trailers", False)
-
-
-class _RequestBody:
-    """The request's ``receive``, remembering whether the body has ended.
-
-    A response must not end before the request body has: Hypercorn forgets an HTTP/2 stream
-    once its response ends, and a DATA frame arriving for it afterwards tears down the whole
-    connection (every other stream on it too). So a response that ends early (a refusal
-    before the body was read) first drains the rest of the body, for at most ``DRAIN_S``.
-    """
-
-    DRAIN_S = 5.0
-
-    def __init__(self, receive: Receive) -> None:
-        self.receive = receive
-        self.done = False
-
-    async def __call__(self) -> Message:
-        message = await self.receive()
-        if message["type"] != "http.request" or not message.get("more_body", False):
-            self.done = True
-        return message
-
-    async def drain(self) -> None:
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(self.DRAIN_S):
-                while not self.done:
-                    await self()
-
-
-async def _read_body(receive: Receive, limit: int) -> tuple[Receive, bytes]:
-    """Read the whole request body first (every RPC here takes one request message), then
-    hand it on as one message; later calls reach the server (disconnects). Returns that
-    ``receive`` and the body (at most ``limit`` + 1 bytes).
-
-    Answering before the client has finished sending lets Hypercorn's HTTP/2 layer meet data
-    for a stream it already closed and drop the connection; reading first avoids that. Past
-    ``limit`` bytes the rest is read and discarded, and the app sees one byte too many (so
-    it answers with its own size error).
-    """
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            first: Message = message
-            break
-        data = bytes(message.get("body", b""))
-        if size <= limit:
-            chunks.append(data[: limit + 1 - size])
-        size += len(data)
-        if not message.get("more_body", False):
-            first = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-            break
-    pending = [first]
-
-    async def replay() -> Message:
-        return pending.pop() if pending else await receive()
-
-    return replay, bytes(first.get("body", b"")) if first["type"] == "http.request" else b""
 
 
 class _Buffered:

@@ -52,8 +52,10 @@ from schemaseek.signals.keyword_fields import (
     FIELDS,
     ID_SEGMENTS,
     MAX_TOKEN_BYTES,
+    MIN_PREFIX_LENGTH,
     field_tokens,
     keep_tokens,
+    prefix_extensions,
 )
 
 __all__ = [
@@ -74,8 +76,6 @@ DEFAULT_FIELD_WEIGHTS: Mapping[str, float] = {
     "members": 1.0,
     "context": 1.0,
 }
-MIN_PREFIX_LENGTH = 3
-_PREFIX_SCAN_LIMIT = 2_000
 # Rebuild when deleted documents exceed this fraction of the live ones (see module doc).
 STALE_REBUILD_FRACTION = 0.05
 _WRITER_HEAP_BYTES = 32_000_000
@@ -342,25 +342,8 @@ class KeywordIndex:
         Per query term, the ``max_prefix_expansions`` shortest extensions (ties alphabetical)
         among the first few thousand in the vocabulary.
         """
-        own = set(terms)
-        out: dict[str, None] = {}
         with self._lock:
-            vocabulary = self._vocabulary
-            for term in terms:
-                if len(term) < MIN_PREFIX_LENGTH:
-                    continue
-                at = bisect.bisect_left(vocabulary, term)
-                found: list[str] = []
-                while at < len(vocabulary) and len(found) < _PREFIX_SCAN_LIMIT:
-                    candidate = vocabulary[at]
-                    if not candidate.startswith(term):
-                        break
-                    if candidate not in own:
-                        found.append(candidate)
-                    at += 1
-                found.sort(key=lambda t: (len(t), t))
-                out.update(dict.fromkeys(found[: self.max_prefix_expansions]))
-        return list(out)
+            return prefix_extensions(self._vocabulary, terms, self.max_prefix_expansions)
 
     def _term_clauses(self, term: str, *, expansion: bool) -> list[tuple[Any, Any]]:
         """The SHOULD clauses of one query term over every weighted field (boosted by the

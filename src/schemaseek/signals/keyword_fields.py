@@ -7,13 +7,22 @@ tantivy would drop (empty or over-long) are removed here, on documents and queri
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from schemaseek.documents import Document
 from schemaseek.text import normalize_identifier, tokenize
 
-__all__ = ["FIELDS", "ID_SEGMENTS", "MAX_TOKEN_BYTES", "field_tokens", "keep_tokens"]
+__all__ = [
+    "FIELDS",
+    "ID_SEGMENTS",
+    "MAX_TOKEN_BYTES",
+    "MIN_PREFIX_LENGTH",
+    "field_tokens",
+    "keep_tokens",
+    "prefix_extensions",
+]
 
 FIELDS: tuple[str, ...] = ("name", "description", "members", "context")
 ID_SEGMENTS = 2
@@ -44,3 +53,30 @@ def field_tokens(doc: Document) -> dict[str, list[str]]:
         "members": keep_tokens(tokenize(" ".join(doc.members))),
         "context": keep_tokens(tokenize(doc.context)),
     }
+
+
+MIN_PREFIX_LENGTH = 3
+_PREFIX_SCAN_LIMIT = 2_000
+
+
+def prefix_extensions(vocabulary: Sequence[str], terms: Sequence[str], most: int) -> list[str]:
+    """The terms of the sorted ``vocabulary`` that extend a query term of at least
+    ``MIN_PREFIX_LENGTH`` characters (not the query terms themselves): per query term, the
+    ``most`` shortest (ties alphabetical) among the first few thousand extensions."""
+    own = set(terms)
+    out: dict[str, None] = {}
+    for term in terms:
+        if len(term) < MIN_PREFIX_LENGTH:
+            continue
+        at = bisect.bisect_left(vocabulary, term)
+        found: list[str] = []
+        while at < len(vocabulary) and len(found) < _PREFIX_SCAN_LIMIT:
+            candidate = vocabulary[at]
+            if not candidate.startswith(term):
+                break
+            if candidate not in own:
+                found.append(candidate)
+            at += 1
+        found.sort(key=lambda t: (len(t), t))
+        out.update(dict.fromkeys(found[:most]))
+    return list(out)
