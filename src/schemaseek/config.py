@@ -106,7 +106,7 @@ class SearchSettings(BaseSettings):
     )
     prefix_min_results: int = Field(default=5, ge=0)
 
-    exact_threshold: int = Field(default=10_000, ge=0)
+    exact_threshold: int = Field(default=25_000, ge=0)
     hnsw_m: int = Field(default=16, ge=4, le=128)
     hnsw_ef_construction: int = Field(default=200, ge=8)
     hnsw_ef_search: int = Field(default=50, ge=8)
