@@ -126,7 +126,7 @@ def test_errors_are_printed_verbatim(
     def missing(*_: object, **__: object) -> None:
         raise MissingExtraError("psycopg", "postgres")
 
-    monkeypatch.setattr(importlib.import_module("schemaseek.cli.app"), "open_engines", missing)
+    monkeypatch.setattr(importlib.import_module("schemaseek.cli.app"), "started_engines", missing)
     monkeypatch.setattr(sys, "argv", ["schemaseek", "index", "--database-url", "postgresql://x"])
     with pytest.raises(SystemExit) as exited:
         main()

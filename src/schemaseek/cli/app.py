@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from schemaseek.cli.engines import NoCacheOpt, cache_report, open_engines
+from schemaseek.cli.engines import NoCacheOpt, cache_report, open_engines, started_engines
 from schemaseek.cli.eval_command import eval_command
 from schemaseek.cli.glossary_command import glossary_app
 from schemaseek.cli.mcp_command import mcp_command
@@ -171,12 +171,7 @@ def index(
         index_with_snapshots(resolve(sources), snapshot_dir, json_out)
         return
     with build_progress() as progress:
-        engines = open_engines(sources, None, keep=not no_cache, progress=progress)
-        try:
-            engines.start(wait_for_vectors=True)
-        except BaseException:
-            engines.close()
-            raise
+        engines = started_engines(sources, keep=not no_cache, progress=progress)
     try:
         from schemaseek.glossary_lint import warn_unresolved
 
@@ -236,12 +231,7 @@ def demo(
         return
 
     with build_progress() as progress:
-        engines = open_engines(SourceOptions(demo=True), None, progress=progress)
-        try:
-            engines.start(wait_for_vectors=True)
-        except BaseException:
-            engines.close()
-            raise
+        engines = started_engines(SourceOptions(demo=True), progress=progress)
     try:
         documents = sum(r.documents for r in engines.reports())
         stdout.print(f"[bold]schemaseek demo[/]: {documents} documents indexed")

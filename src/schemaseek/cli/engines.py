@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from schemaseek.engine.local import LocalEngines
     from schemaseek.progress import StageProgress
 
-__all__ = ["NoCacheOpt", "cache_report", "open_engines"]
+__all__ = ["NoCacheOpt", "cache_report", "open_engines", "started_engines"]
 
 NoCacheOpt = Annotated[
     bool,
@@ -55,6 +55,20 @@ def open_engines(
         progress=progress,
         label=planned.label,
     )
+
+
+def started_engines(
+    sources: SourceOptions, *, keep: bool = True, progress: StageProgress | None = None
+) -> LocalEngines:
+    """:func:`open_engines` over the data directory, started with every vector in place
+    (closed again when starting fails)."""
+    engines = open_engines(sources, None, keep=keep, progress=progress)
+    try:
+        engines.start(wait_for_vectors=True)
+    except BaseException:
+        engines.close()
+        raise
+    return engines
 
 
 def cache_report(engines: LocalEngines) -> dict[str, Any]:
