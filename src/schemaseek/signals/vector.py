@@ -5,8 +5,7 @@ Every vector lives, unit-normalised, in a *store* of IEEE half floats (a faiss
 similarity is the inner product of the float32 question with the stored row; half precision
 moves a cosine by at most ~1e-3 and halves both the memory and the bytes a scan reads.
 
-* Below ``exact_threshold`` live vectors, search is exact over the store: one scan (faiss's
-  SIMD fp16 kernel, one thread) keeping the best ``limit``.
+* Below ``exact_threshold`` live vectors, search is one exact scan of the store.
 * At or above it, a faiss ``IndexHNSWSQ`` (8-bit scalar quantizer, inner product) proposes
   ``max(limit, rescore_candidates)`` candidates (the graph's candidate list is widened to
   that many: ``efSearch = max(ef_search, candidates)``), which are re-scored against the
@@ -14,12 +13,9 @@ moves a cosine by at most ~1e-3 and halves both the memory and the bytes a scan 
   quantizer trains one min/range pair per *dimension* on the stored vectors (the spec's
   per-vector min/scale is the same idea on another axis); re-scoring removes its error.
 
-Why 400 candidates: questions are far from column texts and schema catalogs are full of
-near-duplicates, which HNSW navigates poorly. On 20,000 real spider2-snow column embeddings
-(all-MiniLM-L6-v2) with 200 real questions, recall@10 against exact search was 0.83 for the
-plain graph at ef=50, and after re-scoring 0.935 / 0.975 / 0.986 / 0.993 / 0.994 with 100 /
-200 / 256 / 320 / 400 candidates (0.66 ms per search at 400, against ~1 ms for the exact scan;
-the gap widens with size). See ``tests/signals/test_vector_recall.py``.
+Why 400 candidates: on 20,000 spider2-snow column embeddings and 200 real questions, recall@10
+against exact search was 0.83 for the plain graph at ef=50 and 0.935 / 0.975 / 0.986 / 0.993 /
+0.994 re-scoring 100 / 200 / 256 / 320 / 400 (``tests/signals/test_vector_recall.py``).
 
 The graph is built lazily, on the first search at or above the threshold or on
 :meth:`VectorIndex.build`, trained on the stored vectors. Later adds go into it incrementally.
@@ -27,18 +23,15 @@ Removing or replacing a vector leaves a tombstone (the graph cannot delete); tom
 excluded inside the graph search by an ``IDSelectorBitmap``. When they exceed 25 % of the
 slots, the store is compacted and the graph dropped, to be rebuilt lazily.
 
-Why 25,000: on clustered 384-dimension vectors (``bench/vector_crossover.py``) one exact scan
-costs 0.54 / 1.12 / 2.43 ms CPU at 10K / 20K / 40K vectors, the graph with 400 re-scored
-candidates 1.42 / 1.46 / 1.51 ms: the two cross near 25K.
+Why 25,000 (``bench/vector_crossover.py``): an exact scan costs 0.54 / 1.12 / 2.43 ms CPU at
+10K / 20K / 40K vectors, the graph with 400 re-scored candidates 1.42 / 1.46 / 1.51 ms.
 
-Threads: scans and re-scoring use faiss's SIMD kernels on the calling thread rather than
-``numpy.matmul``, whose OpenBLAS pool multithreads a 10K × 384 product and stalls when another
-process holds a core. Searches run with the calling thread's OpenMP team set to one thread
-(``omp_set_num_threads(1)``, restored after; OpenMP keeps that setting per thread). Graph
-builds use faiss's default, all cores. (The kernels: :mod:`schemaseek.signals.vector_kernels`.)
+Threads: scans and re-scoring use faiss's SIMD kernels on the calling thread (numpy's OpenBLAS
+pool stalls when another process holds a core), with that thread's OpenMP team set to one
+(``omp_set_num_threads(1)``, restored after). Graph builds use all cores. Kernels:
+:mod:`schemaseek.signals.vector_kernels`.
 
-An index saves and reopens itself, graph included, with :meth:`VectorIndex.to_files` /
-:meth:`VectorIndex.from_files` (formats: :mod:`schemaseek.signals.files`).
+Saving and reopening, graph included: :meth:`VectorIndex.to_files` / :meth:`.from_files`.
 """
 
 from __future__ import annotations
@@ -77,13 +70,10 @@ class VectorIndex:
         exact_threshold: live vectors below which search is an exact scan.
         m: HNSW links per node.
         ef_construction: HNSW candidate list size while inserting.
-        ef_search: HNSW candidate list size while searching (raised to the number of
-            candidates fetched when that is larger).
-        rescore_candidates: graph candidates fetched and re-scored exactly per search
-            (at least ``limit``; see the module docstring for the recall this buys).
+        ef_search: HNSW candidate list size while searching (at least the candidates fetched).
+        rescore_candidates: graph candidates re-scored exactly per search (at least ``limit``).
 
-    All methods are serialised by one lock (a faiss graph must not be searched while it is
-    being extended).
+    One lock serialises every method (a faiss graph must not be searched while it grows).
     """
 
     def __init__(

@@ -1,17 +1,15 @@
 """Generations of one store: save, verify, load with fallback, list, prune, roll back.
 
 Layout: ``v<format>/<source>/<fingerprint>/<generation>/`` holding the data files and
-``manifest.json``. :meth:`SnapshotManager.load` tries the generations of one source and
-fingerprint newest first and hands the first one that verifies completely to a loader; a
-partial, corrupt or incompatible one is skipped with a log line naming the reason, and when
-none is left the caller cold-starts.
+``manifest.json``. :meth:`SnapshotManager.load` hands the newest generation of a source and
+fingerprint that verifies completely to a loader (skipping the others with a log line saying
+why); when none is left the caller cold-starts.
 
 :meth:`SnapshotManager.verify` is the one validation of a generation: its manifest, every
 file's size and SHA-256, then the manager's ``check`` of what the files hold against what the
-manifest says (the index layer's :func:`~schemaseek.index.files.check_generation`, given by
-:func:`schemaseek.engine.persistence.open_snapshots`). Start-up, ``snapshot verify``,
-``snapshot list`` and ``ListSnapshots`` all use it (:meth:`SnapshotManager.problem`), so they
-never disagree about a generation.
+manifest says (:func:`~schemaseek.index.files.check_generation`, given by
+:func:`schemaseek.engine.persistence.open_snapshots`). Start-up, ``snapshot verify`` / ``list``
+and ``ListSnapshots`` all use it (:meth:`SnapshotManager.problem`): they never disagree.
 """
 
 from __future__ import annotations
