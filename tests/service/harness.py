@@ -100,6 +100,19 @@ class ServerProcess:
             time.sleep(0.1)
         raise TimeoutError(f"status stayed {body} (wanted {wanted}):\n{self.log()}")
 
+    def wait_engine(self, name: str, wanted: str, timeout: float = 180.0) -> dict[str, Any]:
+        """Wait until engine ``name`` reports ``wanted`` (``degraded`` overall can mean either
+        a failed source or vectors still building)."""
+        self.wait_listening()
+        deadline = time.monotonic() + timeout
+        body: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            body = self.http.get("/health/ready").json()
+            if body.get("engines", {}).get(name, {}).get("state") == wanted:
+                return body
+            time.sleep(0.1)
+        raise TimeoutError(f"engine {name} stayed {body} (wanted {wanted}):\n{self.log()}")
+
     def rpc(
         self, path: str, body: dict[str, Any], token: str | None = ADMIN_TOKEN, **kw: Any
     ) -> httpx.Response:

@@ -160,6 +160,7 @@ def test_no_secret_surfaces_anywhere(
 
     try:
         server.wait_status("degraded", timeout=180)  # the GraphQL source cannot be read
+        server.wait_engine("warehouse", "ready")  # and the warehouse's vectors are built
         first = call(SEARCH + "Search", {"query": "royalty payments", "limit": 1}, search)
         assert first["results"][0]["id"].endswith("royalty_payment")
         call(SEARCH + "Search", {"query": "royalty payments", "limit": 1,
