@@ -63,8 +63,12 @@ def test_second_demo_search_embeds_nothing(tmp_path: Path) -> None:
     second = search_json(env)
     assert first["index"]["embedded_documents"] > 100 and first["index"]["warm"] == []
     assert second["index"]["embedded_documents"] == 0
+    # the question's vector and the reranked candidates' token vectors come from the store
+    assert first["index"]["question_model_calls"] > 0
+    assert second["index"]["question_model_calls"] == 0
     assert sorted(second["index"]["warm"]) == ["music_api", "music_db"]
-    assert [h["id"] for h in second["results"]] == [h["id"] for h in first["results"]]
+    ranked = [(h["id"], h["score"]) for h in first["results"]]
+    assert [(h["id"], h["score"]) for h in second["results"]] == ranked
     assert not second["degraded"]
 
 

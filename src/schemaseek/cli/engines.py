@@ -72,10 +72,11 @@ def started_engines(
 
 
 def cache_report(engines: LocalEngines) -> dict[str, Any]:
-    """What this run kept and reused: sources served warm, documents embedded, whether
-    vectors are still being built."""
+    """What this run kept and reused: sources served warm, documents embedded, model calls
+    for the question and its candidates, whether vectors are still being built."""
     return {
         "warm": list(engines.warm),
         "embedded_documents": engines.embedded_documents,
+        "question_model_calls": engines.question_model_calls,
         "building": engines.building,
     }

@@ -36,7 +36,7 @@ import numpy as np
 from schemaseek.embedding.base import EmbeddingProvider, ProgressCallback, ProviderWrapper, Vectors
 from schemaseek.errors import EmbeddingError
 
-__all__ = ["DiskCacheStats", "DiskCachedProvider"]
+__all__ = ["DiskCacheStats", "DiskCachedProvider", "model_slug"]
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ class DiskCachedProvider(ProviderWrapper):
         self, provider: EmbeddingProvider, directory: str | Path, *, max_shards: int = 16
     ) -> None:
         super().__init__(provider)
-        self.directory = Path(directory) / _slug(provider.model_id)
+        self.directory = Path(directory) / model_slug(provider.model_id)
         self.max_shards = max(1, max_shards)
         self._lock = threading.Lock()
         self._vectors: dict[str, Vectors] = {}
@@ -229,7 +229,7 @@ class DiskCachedProvider(ProviderWrapper):
                     tmp.unlink()
 
 
-def _slug(model_id: str) -> str:
+def model_slug(model_id: str) -> str:
     """A folder name for a model id: readable part plus a short hash (ids may hold '/')."""
     readable = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id).strip("._")[:60] or "model"
     return f"{readable}-{hashlib.sha256(model_id.encode()).hexdigest()[:8]}"

@@ -41,6 +41,7 @@ from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.embedding.cache import CachedQueryEmbedder
 from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.disk_cache import DiskCachedProvider
+from schemaseek.embedding.question_store import PersistentQuestions, persist_questions
 from schemaseek.engine.core import SourceEngine
 from schemaseek.engine.persistence import open_snapshots
 from schemaseek.engine.report import EngineReport
@@ -132,10 +133,14 @@ class LocalEngines:
         self.settings = settings
         self.counter = CountingProvider(provider) if provider is not None else None
         self.provider: EmbeddingProvider | None = None
+        self.questions: PersistentQuestions | None = None
         if self.counter is not None:
             documents: EmbeddingProvider = self.counter
             if cache_dir is not None:
-                documents = DiskCachedProvider(self.counter, Path(cache_dir))
+                self.questions = persist_questions(
+                    DiskCachedProvider(self.counter, Path(cache_dir)), Path(cache_dir)
+                )
+                documents = self.questions
             # one question, one embedding, whichever engines answer it
             self.provider = CachedQueryEmbedder(
                 documents, maxsize=settings.query_cache_size, ttl=settings.query_cache_ttl_s
@@ -300,6 +305,12 @@ class LocalEngines:
     def embedded_documents(self) -> int:
         """Documents embedded by the model in this process (cache hits not counted)."""
         return self.counter.embedded_texts if self.counter is not None else 0
+
+    @property
+    def question_model_calls(self) -> int:
+        """Calls that ran the model for a question or its reranked candidates (counted
+        behind the question store, which ``cache_dir`` turns on; 0 without it)."""
+        return self.questions.model_calls if self.questions is not None else 0
 
     def close(self) -> None:
         """Stop every engine: background work is cancelled and waited for (an embedding

@@ -101,13 +101,11 @@ def reranker_from_settings(settings: SearchSettings, provider: object = None) ->
 def token_vector_provider(provider: object = None, device: str | None = None) -> Any:
     """The object with ``token_vectors`` inside ``provider`` (wrappers expose the wrapped one
     as ``.provider``), else a new local ``OnnxEmbeddingProvider`` on ``device``."""
-    current = provider
-    for _ in range(8):
-        if current is None:
-            break
-        if callable(getattr(current, "token_vectors", None)):
-            return current
-        current = getattr(current, "provider", None)
+    from schemaseek.embedding.question_store import find_token_vectors
+
+    found = find_token_vectors(provider)
+    if found is not None:
+        return found
     from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 
     chosen = _DEVICES.get(device or "cpu")
