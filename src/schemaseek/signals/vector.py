@@ -9,13 +9,15 @@ moves a cosine by at most ~1e-3 and halves both the memory and the bytes a scan 
 * At or above it, a faiss ``IndexHNSWSQ`` (8-bit scalar quantizer, inner product) proposes
   ``max(limit, rescore_candidates)`` candidates (the graph's candidate list is widened to
   that many: ``efSearch = max(ef_search, candidates)``), which are re-scored against the
-  store; the scores returned are always those of the stored rows. faiss's ``QT_8bit``
-  quantizer trains one min/range pair per *dimension* on the stored vectors (the spec's
-  per-vector min/scale is the same idea on another axis); re-scoring removes its error.
+  store inside faiss (an ``IndexRefine`` of graph and store, made per search in a few µs, on
+  the fp16 codes: 0.70 against 1.30 ms CPU at 100K when candidates were decoded first); the
+  scores returned are always those of the stored rows. ``QT_8bit`` trains one min/range pair
+  per *dimension* (the spec's per-vector min/scale on another axis); re-scoring removes its
+  error.
 
-Why 400 candidates: on 20,000 spider2-snow column embeddings and 200 real questions, recall@10
-against exact search was 0.83 for the plain graph at ef=50 and 0.935 / 0.975 / 0.986 / 0.993 /
-0.994 re-scoring 100 / 200 / 256 / 320 / 400 (``tests/signals/test_vector_recall.py``).
+Why 400 candidates: recall@10 against exact search on 20,000 real spider2-snow column vectors
+and 200 questions (``tests/signals/test_vector_recall.py``): plain graph (ef=50) 0.84,
+re-scoring 100 / 200 / 320 / 400 candidates 0.94 / 0.98 / 0.993 / 0.994.
 
 The graph is built lazily, on the first search at or above the threshold or on
 :meth:`VectorIndex.build`, trained on the stored vectors. Later adds go into it incrementally.
@@ -23,15 +25,15 @@ Removing or replacing a vector leaves a tombstone (the graph cannot delete); tom
 excluded inside the graph search by an ``IDSelectorBitmap``. When they exceed 25 % of the
 slots, the store is compacted and the graph dropped, to be rebuilt lazily.
 
-Why 25,000 (``bench/vector_crossover.py``): an exact scan costs 0.54 / 1.12 / 2.43 ms CPU at
-10K / 20K / 40K vectors, the graph with 400 re-scored candidates 1.42 / 1.46 / 1.51 ms.
+Why 25,000 (``bench/vector_crossover.py``): an exact scan costs 0.23 / 0.46 / 1.21 ms CPU at
+10K / 20K / 40K vectors, the graph with 400 re-scored candidates 0.46 / 0.48 / 0.61 ms (before
+in-faiss re-scoring 1.42 / 1.46 / 1.51 ms, when the threshold was chosen). The costs now cross
+near 20K; between 20K and 25K the exact scan is kept for its recall of 1.
 
 Threads: scans and re-scoring use faiss's SIMD kernels on the calling thread (numpy's OpenBLAS
-pool stalls when another process holds a core), with that thread's OpenMP team set to one
-(``omp_set_num_threads(1)``, restored after). Graph builds use all cores. Kernels:
-:mod:`schemaseek.signals.vector_kernels`.
-
-Saving and reopening, graph included: :meth:`VectorIndex.to_files` / :meth:`.from_files`.
+pool stalls when another process holds a core), its OpenMP team set to one and restored after;
+graph builds use all cores. Kernels: :mod:`schemaseek.signals.vector_kernels`. Saving and
+reopening, graph included: :meth:`VectorIndex.to_files` / :meth:`.from_files`.
 """
 
 from __future__ import annotations
@@ -329,19 +331,26 @@ class VectorIndex:
     def _graph_locked(self, q: Vectors, limit: int) -> list[tuple[str, float]]:
         assert self._graph is not None
         fetch = max(limit, self.rescore_candidates)
-        params = faiss.SearchParametersHNSW()
-        params.efSearch = max(self.ef_search, fetch)
+        graph_params = faiss.SearchParametersHNSW()
+        graph_params.efSearch = max(self.ef_search, fetch)
         if self.tombstones:
-            params.sel = self._selector()
+            graph_params.sel = self._selector()
+        # the graph proposes `fetch` slots, re-scored against the fp16 store inside faiss
+        # (no float32 copy of the candidates: 0.7 against 1.3 ms CPU at 100K, module doc)
+        params = faiss.IndexRefineSearchParameters(
+            k_factor=(fetch + 0.5) / limit, base_index_params=graph_params
+        )
+        refine = faiss.IndexRefine(self._graph, self._store)
         with omp_threads(1):
-            _, labels = self._graph.search(q[None, :], fetch, params=params)
-        slots = labels[0][labels[0] >= 0]
-        slots = slots[self._alive[slots]]  # defensive: the selector already excludes them
-        if slots.shape[0] == 0:
+            scores, labels = refine.search(q[None, :], limit, params=params)
+        found = [
+            (int(slot), float(score))
+            for slot, score in zip(labels[0].tolist(), scores[0].tolist(), strict=True)
+            if slot >= 0 and self._alive[slot]  # defensive: the selector excludes the dead
+        ]
+        if not found:
             return self._exact_locked(q, limit)
-        scores = inner_products(self._rows(slots), q)
-        order = np.argsort(-scores, kind="stable")[:limit]
-        return [(self._slot_ids[int(slots[i])], float(scores[i])) for i in order.tolist()]
+        return [(self._slot_ids[slot], score) for slot, score in found]
 
     # -- internals ------------------------------------------------------------------------
 
