@@ -6,7 +6,7 @@
 # "side user sys wall" per run, then the CPU (user + sys) of every run per side.
 set -euo pipefail
 BASE_SRC=$(realpath "$1"); NEW_SRC=$(realpath "$2"); RUNS=${3:-5}
-PYTHON=$(realpath "$(dirname "$0")/../.venv/bin/python")
+PYTHON="$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/python"  # not resolved: a venv is a link
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 run() { # side src
