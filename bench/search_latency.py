@@ -192,13 +192,17 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), p95
 
 
-def timed(fn: Callable[[str], object], items: list[str]) -> tuple[float, float]:
-    samples = []
+def timed(fn: Callable[[str], object], items: list[str]) -> tuple[float, float, float]:
+    """Wall p50 and p95 and CPU p50 (``time.thread_time``: search runs on the calling
+    thread, so load on the machine moves wall time, not CPU time), in ms."""
+    samples, cpu = [], []
     for item in items:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         fn(item)
+        cpu.append((time.thread_time() - c0) * 1000)
         samples.append((time.perf_counter() - t0) * 1000)
-    return percentiles(samples)
+    p50, p95 = percentiles(samples)
+    return p50, p95, statistics.median(cpu)
 
 
 def run(size: int, n_queries: int, model: OnnxEmbeddingProvider) -> list[str]:
@@ -220,16 +224,18 @@ def run(size: int, n_queries: int, model: OnnxEmbeddingProvider) -> list[str]:
     for mode in ("keyword", "vector", "hybrid"):
         for q in qs:  # warm the query cache
             index.search(q, mode=mode)  # type: ignore[arg-type]
-        p50, p95 = timed(lambda q, m=mode: index.search(q, mode=m), qs)  # type: ignore[misc]
-        rows.append(f"| {size:,} | {label} | {mode} | cached | {p50:.2f} | {p95:.2f} |")
+        p50, p95, cpu = timed(lambda q, m=mode: index.search(q, mode=m), qs)  # type: ignore[misc]
+        rows.append(f"| {size:,} | {label} | {mode} | cached | {p50:.2f} | {p95:.2f} | {cpu:.2f} |")
         if mode != "keyword":
             # questions never asked before in any mode, so the query embedding really runs
             fresh = [f"{q} {mode} {i}" for i, q in enumerate(queries(n_queries // 2, seed=size))]
-            p50, p95 = timed(lambda q, m=mode: index.search(q, mode=m), fresh)  # type: ignore[misc]
-            rows.append(f"| {size:,} | {label} | {mode} | uncached | {p50:.2f} | {p95:.2f} |")
+            p50, p95, cpu = timed(lambda q, m=mode: index.search(q, mode=m), fresh)  # type: ignore[misc]
+            rows.append(
+                f"| {size:,} | {label} | {mode} | uncached | {p50:.2f} | {p95:.2f} | {cpu:.2f} |"
+            )
     rows.append(
         f"| {size:,} | {label} | build | — | {build_s:.1f} s total | "
-        f"{per_doc / 1024:.1f} KiB/doc RSS |"
+        f"{per_doc / 1024:.1f} KiB/doc RSS | — |"
     )
     return rows
 
@@ -245,8 +251,11 @@ def main() -> None:
         f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"python {platform.python_version()}"
     )
-    print("| docs | doc vectors | mode | query vector | p50 ms | p95 ms |")
-    print("|---|---|---|---|---|---|")
+    print(
+        f"load average {os.getloadavg()}; CPU ratio to the libraries' floor: bench/search_floor.py"
+    )
+    print("| docs | doc vectors | mode | query vector | p50 ms | p95 ms | CPU p50 ms |")
+    print("|---|---|---|---|---|---|---|")
     for size in args.sizes:
         for row in run(size, args.queries, model):
             print(row, flush=True)

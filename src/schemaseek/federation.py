@@ -55,12 +55,14 @@ from schemaseek.recent import RecentQueries
 
 if TYPE_CHECKING:
     from schemaseek.index import SchemaIndex
+    from schemaseek.index.schema_index import Instrument
 
 __all__ = [
     "Ask",
     "FederatedAnswer",
     "FederatedHit",
     "Member",
+    "MemberQuestion",
     "NoEngineError",
     "Page",
     "Served",
@@ -108,9 +110,29 @@ def serving(indexes: Sequence[SchemaIndex | None]) -> list[Served]:
     ]
 
 
-#: How one member is asked: ``(member name, index, question, depth, mode, filter, shared)``
-#: → its answer. :func:`ask_index` by default; the service wraps it in tracing spans.
-Ask = Callable[[str, "SchemaIndex", str, int, Mode, SearchFilter, SharedQuery], SearchResponse]
+@dataclass(frozen=True, slots=True)
+class MemberQuestion:
+    """What every member of one federated search is asked: the question, how many results
+    (``depth``: enough for the page and a look past it), the mode, the filter, and what the
+    members share (deadline, query vector)."""
+
+    query: str
+    depth: int
+    mode: Mode
+    search_filter: SearchFilter
+    shared: SharedQuery
+
+    def search(self, index: SchemaIndex, instrument: Instrument | None = None) -> SearchResponse:
+        """:meth:`SchemaIndex.search` of this question (``instrument``: see there)."""
+        return index.search(
+            self.query, limit=self.depth, mode=self.mode, search_filter=self.search_filter,
+            instrument=instrument, shared=self.shared,
+        )  # fmt: skip
+
+
+#: How one member is asked: ``(member name, index, question)`` → its answer.
+#: :func:`ask_index` by default; the service wraps it in tracing spans.
+Ask = Callable[[str, "SchemaIndex", MemberQuestion], SearchResponse]
 #: pinned hits score this far above the best other hit of any member, plus a step per
 #: closeness level (:func:`~schemaseek.query.pipeline.pin_closeness`) so closer spellings
 #: lead; the keyset ``(score, key)`` of cursors then keeps them first on every page
@@ -118,17 +140,9 @@ PIN_MARGIN = 1.0
 PIN_STEP = 1e-3
 
 
-def ask_index(
-    name: str,
-    index: SchemaIndex,
-    query: str,
-    depth: int,
-    mode: Mode,
-    search_filter: SearchFilter,
-    shared: SharedQuery,
-) -> SearchResponse:
-    """:meth:`SchemaIndex.search` for ``depth`` results."""
-    return index.search(query, limit=depth, mode=mode, search_filter=search_filter, shared=shared)
+def ask_index(name: str, index: SchemaIndex, question: MemberQuestion) -> SearchResponse:
+    """:meth:`SchemaIndex.search` for ``question.depth`` results."""
+    return question.search(index)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +234,8 @@ def federated_search(
     depth = min(cut.served + limit + 1, cut.max_depth)
     pinned = any(index.pinned(query, search_filter) for _, index in asked)
     shared = SharedQuery(query, deadline=deadline, executor=executor, pinned=pinned)
-    answers, failed = _ask_all(asked, query, depth, chosen, search_filter, ask, shared)
+    question = MemberQuestion(query, depth, chosen, search_filter, shared)
+    answers, failed = _ask_all(asked, question, ask)
     if page is None and len(answers) == 1:
         answer = _pass_through(*answers[0], degraded=failed)
     else:
@@ -246,16 +261,11 @@ def _wanted(members: Sequence[Member], wanted: Sequence[str]) -> list[tuple[str,
 
 
 def _ask_all(
-    asked: Sequence[tuple[str, SchemaIndex]],
-    query: str,
-    depth: int,
-    mode: Mode,
-    search_filter: SearchFilter,
-    ask: Ask,
-    shared: SharedQuery,
+    asked: Sequence[tuple[str, SchemaIndex]], question: MemberQuestion, ask: Ask
 ) -> tuple[list[tuple[str, SearchResponse]], bool]:
     """Every answering member's response, and whether one failed (or was not asked: the
     deadline had passed; :class:`DeadlineExceededError` when it passed before any answer)."""
+    shared = question.shared
     answers: list[tuple[str, SearchResponse]] = []
     failed = False
     for name, index in asked:
@@ -265,7 +275,7 @@ def _ask_all(
             continue
         shared.deadline.check()
         try:
-            answers.append((name, ask(name, index, query, depth, mode, search_filter, shared)))
+            answers.append((name, ask(name, index, question)))
         except (InvalidQueryError, DeadlineExceededError):
             raise
         except Exception as exc:  # one broken engine never fails the search

@@ -15,12 +15,11 @@ from typing import TYPE_CHECKING, Any
 from schemaseek.config import SearchSettings
 from schemaseek.documents import DocKind, Hit, SearchResponse
 from schemaseek.engine.units import ServingUnit
-from schemaseek.federation import Ask, Page, ask_index, federated_search
+from schemaseek.federation import Ask, MemberQuestion, Page, ask_index, federated_search
 from schemaseek.paths.graphql import RootPath, root_path
 from schemaseek.paths.joins import JoinPath, join_paths
 from schemaseek.query.filters import SearchFilter
-from schemaseek.query.shared import Deadline, SharedQuery
-from schemaseek.query.state import Mode
+from schemaseek.query.shared import Deadline
 from schemaseek.recent import RecentQueries
 from schemaseek.service.trace import Tracer, traced_search
 
@@ -93,18 +92,10 @@ def search_page(
 
 
 def _traced(tracer: Tracer) -> Ask:
-    def ask(
-        name: str,
-        index: SchemaIndex,
-        query: str,
-        depth: int,
-        mode: Mode,
-        search_filter: SearchFilter,
-        shared: SharedQuery,
-    ) -> SearchResponse:
+    def ask(name: str, index: SchemaIndex, question: MemberQuestion) -> SearchResponse:
         return traced_search(
-            index, tracer, name, query, limit=depth, mode=mode, search_filter=search_filter,
-            shared=shared,
+            index, tracer, name, question.query, limit=question.depth, mode=question.mode,
+            search_filter=question.search_filter, shared=question.shared,
         )  # fmt: skip
 
     return ask

@@ -20,13 +20,11 @@ from schemaseek.config import SearchSettings
 from schemaseek.evaluation.datasets import Question
 from schemaseek.evaluation.metrics import METRIC_NAMES, aggregate
 from schemaseek.evaluation.outcomes import QuestionOutcome, question_outcome
-from schemaseek.federation import Ask, Member, ask_index, federated_search
+from schemaseek.federation import Ask, Member, MemberQuestion, ask_index, federated_search
 from schemaseek.glossary import Glossary
 from schemaseek.index.state import DocumentFacts, matcher_for
-from schemaseek.query.filters import SearchFilter
 from schemaseek.query.pipeline import InvalidQueryError
-from schemaseek.query.shared import SharedQuery
-from schemaseek.query.state import IndexParts, Mode
+from schemaseek.query.state import IndexParts
 
 if TYPE_CHECKING:
     from schemaseek.documents import SearchResponse
@@ -141,22 +139,11 @@ def candidate_ask(members: Sequence[Member], candidate: Glossary) -> Ask:
     """An :data:`~schemaseek.federation.Ask` that searches with ``candidate``'s matcher."""
     matchers = _candidate_matchers(members, candidate)
 
-    def ask(
-        name: str,
-        index: SchemaIndex,
-        query: str,
-        depth: int,
-        mode: Mode,
-        search_filter: SearchFilter,
-        shared: SharedQuery,
-    ) -> SearchResponse:
+    def ask(name: str, index: SchemaIndex, question: MemberQuestion) -> SearchResponse:
         def swap(parts: IndexParts) -> IndexParts:
             return dataclasses.replace(parts, matcher=matchers.get(name))
 
-        return index.search(
-            query, limit=depth, mode=mode, search_filter=search_filter, instrument=swap,
-            shared=shared,
-        )  # fmt: skip
+        return question.search(index, instrument=swap)
 
     return ask
 
