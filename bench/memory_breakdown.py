@@ -12,27 +12,16 @@ first build without it, the Python breakdown in a second one.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import gc
 import tracemalloc
 
-from bench.search_latency import (
-    PrecomputedProvider,
-    document_vectors,
-    rss_bytes,
-    synthetic_documents,
-)
+from bench.search_floor import trimmed_rss
+from bench.search_latency import PrecomputedProvider, document_vectors, synthetic_documents
 
 from schemaseek.documents import Document
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.index import SchemaIndex
 from schemaseek.sources.base import SourceSchema
-
-
-def trimmed_rss() -> int:
-    gc.collect()
-    ctypes.CDLL("libc.so.6").malloc_trim(0)
-    return rss_bytes()
 
 
 def build(docs: list[Document], provider: PrecomputedProvider) -> SchemaIndex:
