@@ -87,6 +87,14 @@ class SearchSettings(BaseSettings):
     root_lead_decay: float = Field(default=0.7, ge=0.0, le=1.0)
     root_lead_hops: int = Field(default=3, ge=1, le=6)
     root_lead_argument_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    # when the question is about the asker's own things ("my to-do list"), the root field that
+    # returns the asker (`me`, `viewer`, `currentUser`) counts this many hops closer (0 = off:
+    # +0.018 root hit@5 on the dev halves at 2, -0.005 on the test halves; bench/QUALITY.md)
+    viewer_hop_credit: int = Field(default=0, ge=0, le=3)
+    # an action question's mutations whose verb is of another family of change than the
+    # question's ("rename …" against createX / deleteX) are scaled by this (query/action_verbs.py;
+    # 0.6 chosen on the dev halves of the eight GraphQL sets, bench/QUALITY.md)
+    verb_mismatch_weight: float = Field(default=0.6, ge=0.0, le=1.0)
     # hub reduction: the vector signal ranks by cos(q − β·centroid, d), which takes from every
     # document its similarity to the mean document (β; 0 = plain cosine). Documents close to
     # everything (long generic descriptions) lose their head start (Suzuki et al. 2013,

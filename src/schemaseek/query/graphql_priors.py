@@ -1,6 +1,6 @@
 """Score adjustments from what a GraphQL schema says about itself, applied after fusion.
 
-Three facts about a GraphQL schema decide what an agent can use, whatever the names:
+Four facts about a GraphQL schema and its question decide what an agent can use, whatever the names:
 
 * **the role of a type** (:mod:`schemaseek.sources.graphql_roles`): data lives in entity
   types reachable from a query root; input objects, enums, scalars, mutation payloads and
@@ -13,9 +13,12 @@ Three facts about a GraphQL schema decide what an agent can use, whatever the na
   field gains ``root_lead_share`` × the score of the best of the ``root_lead_targets``
   leading types it reaches, × ``root_lead_decay`` per hop after the first, ×
   ``root_lead_argument_weight`` per required argument that is not an identifier;
-* **the intent of the question** (:func:`schemaseek.query.intent.question_intent`): root fields of
-  the other kind (mutations and subscriptions for a read, queries for an action) are scaled
-  by ``intent_mismatch_weight``.
+* **the intent of the question** (:func:`schemaseek.query.intent.question_cues`): root fields
+  of the other kind (mutations and subscriptions for a read, queries for an action) are scaled
+  by ``intent_mismatch_weight``; for an action, mutations whose own verb is of another family
+  of change (:mod:`schemaseek.query.action_verbs`) by ``verb_mismatch_weight``; a question
+  about the asker's own things may bring the viewer root field ``viewer_hop_credit`` hops
+  closer to the types it reaches (off by default).
 
 Scores are the fused scores of one search (any positive scale). The adjustments reorder the
 GraphQL items among themselves, never against other sources: afterwards GraphQL scores are
@@ -29,7 +32,8 @@ from collections.abc import Mapping
 
 from schemaseek.config import SearchSettings
 from schemaseek.documents import DocKind, Document
-from schemaseek.query.intent import Intent
+from schemaseek.query.action_verbs import mutation_families, verb_families
+from schemaseek.query.intent import QuestionCues
 from schemaseek.signals.root_leads import RootLeads
 
 __all__ = ["apply_graphql_priors"]
@@ -40,7 +44,7 @@ _GRAPHQL = frozenset({DocKind.GRAPHQL_ROOT_FIELD, DocKind.GRAPHQL_TYPE, DocKind.
 def apply_graphql_priors(
     documents: Mapping[str, Document],
     fused: Mapping[str, float],
-    intent: Intent,
+    cues: QuestionCues,
     settings: SearchSettings,
     leads: RootLeads | None = None,
     notes: dict[str, str] | None = None,
@@ -96,17 +100,29 @@ def apply_graphql_priors(
             decay=settings.root_lead_decay,
             max_hops=settings.root_lead_hops,
             narrowing=settings.root_lead_argument_weight,
+            closer=(
+                dict.fromkeys(leads.viewer_roots(), settings.viewer_hop_credit)
+                if cues.for_self and settings.viewer_hop_credit
+                else None
+            ),
         )
         for root, (evidence, target, hops) in best.items():
             kind_of[root] = DocKind.GRAPHQL_ROOT_FIELD
             out[root] = out.get(root, 0.0) + settings.root_lead_share * evidence
             if notes is not None and root not in notes:
                 notes[root] = f"leads to {target} in {hops} hop{'s' if hops > 1 else ''}"
-    wanted = "query" if intent == "read" else "mutation"
+    wanted = "query" if cues.intent == "read" else "mutation"
+    asked = verb_families(cues.verb) if settings.verb_mismatch_weight < 1 else frozenset()
     for doc_id, kind in kind_of.items():
         operation = documents[doc_id].data.get("operation") or "query"
-        if kind is DocKind.GRAPHQL_ROOT_FIELD and operation != wanted:
+        if kind is not DocKind.GRAPHQL_ROOT_FIELD:
+            continue
+        if operation != wanted:
             out[doc_id] *= settings.intent_mismatch_weight
+        elif asked and operation == "mutation":
+            made = mutation_families(doc_id)
+            if made and not made & asked:
+                out[doc_id] *= settings.verb_mismatch_weight
     top = max(out[d] for d in kind_of)
     if top > before > 0:  # back on the scale the other sources' scores share
         factor = before / top

@@ -13,9 +13,18 @@ determiner follows, and "report", "list" or "order" never.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["ACTION_VERBS", "AMBIGUOUS_VERBS", "Intent", "question_intent"]
+__all__ = [
+    "ACTION_VERBS",
+    "AMBIGUOUS_VERBS",
+    "Intent",
+    "QuestionCues",
+    "question_cues",
+    "question_intent",
+    "speaks_for_self",
+]
 
 Intent = Literal["read", "action"]
 
@@ -72,18 +81,70 @@ def _first_words(question: str) -> list[str]:
     return text.split()
 
 
+def _action_verb(question: str) -> str | None:
+    words = _first_words(question)
+    if not words:
+        return None
+    first = words[0]
+    if first in ACTION_VERBS:
+        return first
+    second = words[1] if len(words) > 1 else ""
+    if first == "turn" and second in ("on", "off"):
+        return f"turn {second}"
+    if first in AMBIGUOUS_VERBS and second in _DETERMINERS:
+        return first
+    return None
+
+
 def question_intent(question: str) -> Intent:
     """``"action"`` when the question's first verb (after lead-ins) changes something
     (:data:`ACTION_VERBS`), else ``"read"``. ``turn on/off`` counts as an action."""
-    words = _first_words(question)
-    if not words:
-        return "read"
-    first = words[0]
-    if first in ACTION_VERBS:
-        return "action"
-    second = words[1] if len(words) > 1 else ""
-    if first == "turn" and second in ("on", "off"):
-        return "action"
-    if first in AMBIGUOUS_VERBS and second in _DETERMINERS:
-        return "action"
-    return "read"
+    return "read" if _action_verb(question) is None else "action"
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionCues:
+    """What the wording of a question tells the GraphQL priors (query/graphql_priors.py)."""
+
+    intent: Intent
+    verb: str | None = None
+    """The action verb an action question starts with ("rename", "turn off")."""
+    for_self: bool = False
+    """Whether it asks about the asker's own things (:func:`speaks_for_self`)."""
+
+
+def question_cues(question: str) -> QuestionCues:
+    """The cues of one question (rules only, no model)."""
+    verb = _action_verb(question)
+    return QuestionCues(
+        "read" if verb is None else "action", verb, for_self=speaks_for_self(question)
+    )
+
+
+_SELF = re.compile(r"\b(my|mine|myself|i've|i'm|i'd|me|i)\b")
+_NOT_OWNER_BEFORE_I = frozenset(
+    {"can", "could", "should", "may", "might", "would", "will", "must", "how", "where", "when",
+     "if", "what"}
+)  # fmt: skip
+"""Words before "I" that make it a generic user ("where can I download…", "how do I page…")."""
+_NOT_OWNER_BEFORE_ME = frozenset({"show", "give", "tell", "let", "help", "notify", "remind"})
+
+
+def speaks_for_self(question: str) -> bool:
+    """Whether the asker asks about their own things ("my to-do list", "which groups do I
+    belong to", "tickets assigned to me"): a possessive "my"/"mine", or "I"/"me" not used as
+    a generic user ("where can I…", "how do I…") or an idiom ("show me…")."""
+    words = _WORD.findall(question.lower())
+    for at, word in enumerate(words):
+        if _SELF.fullmatch(word) is None:
+            continue
+        before = words[max(0, at - 2) : at]
+        if word == "i":
+            if not any(w in _NOT_OWNER_BEFORE_I for w in before):
+                return True
+        elif word == "me":
+            if not before or before[-1] not in _NOT_OWNER_BEFORE_ME:
+                return True
+        else:
+            return True
+    return False

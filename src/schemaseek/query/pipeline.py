@@ -24,7 +24,7 @@ from schemaseek.query.explain import augment, explain
 from schemaseek.query.filters import SearchFilter
 from schemaseek.query.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
 from schemaseek.query.graphql_priors import apply_graphql_priors
-from schemaseek.query.intent import question_intent
+from schemaseek.query.intent import question_cues
 from schemaseek.query.rerank import rerank_stage
 from schemaseek.query.shared import SharedQuery
 from schemaseek.query.state import IndexParts, Mode, SearchRun
@@ -94,7 +94,7 @@ def search(
     fused = _collapse_to_cards(parts, raw)
     if parts.graph_signals is not None and parts.graph_signals.has_root_fields:
         fused = apply_graphql_priors(
-            parts.documents, fused, question_intent(run.query), settings,
+            parts.documents, fused, question_cues(run.query), settings,
             leads=parts.root_leads, notes=run.notes,
         )  # fmt: skip
     if DocKind.SQL_COLUMN in run.filter.kinds:

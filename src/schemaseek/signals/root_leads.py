@@ -31,6 +31,13 @@ _IDENTIFIER = re.compile(
     r"^(ids?|.*Ids?|.*IDs?|.*_ids?|slug|key|handle|uuid|iid|number|fullPath|login)$"
 )
 
+_VIEWER = re.compile(
+    r"^(me|viewer|currentUser|current_user|loggedInUser|loggedInAccount|logged_in_user|myself"
+    r"|whoami|self)$"
+)
+"""Names the common GraphQL conventions give the root field that returns the asker (Relay's
+``viewer``, Apollo's ``me``, ``currentUser``)."""
+
 RootLead = tuple[float, str, int]
 """(evidence, the type it leads to, hops)."""
 
@@ -46,6 +53,7 @@ class RootLeads:
         self._roots_of: dict[str, set[str]] = {}
         self._leads: dict[tuple[str, int], list[tuple[str, int]]] = {}
         self._narrowing: dict[str, int] = {}
+        self._viewers: list[str] | None = None
 
     def _wrapped(self, type_id: str, wrappers: Mapping[str, str]) -> str:
         for _ in range(4):  # connection → edge → node
@@ -115,19 +123,38 @@ class RootLeads:
         decay: float,
         max_hops: int = 3,
         narrowing: float = 1.0,
+        closer: Mapping[str, int] | None = None,
     ) -> dict[str, RootLead]:
         """Per root field, its best lead among ``targets`` (``(type, score)``):
         ``score × decay ** (hops - 1) × narrowing ** (its narrowing arguments)``, with the
-        type and the hops."""
+        type and the hops; a root field in ``closer`` counts that many hops fewer (never
+        below one)."""
         out: dict[str, RootLead] = {}
         for type_id, score in targets:
             for root, hops in self.leads(type_id, max_hops):
+                if closer and root in closer:
+                    hops = max(1, hops - closer[root])
                 evidence = score * decay ** (hops - 1)
                 if narrowing < 1:
                     evidence *= narrowing ** self.narrowing_arguments(root)
                 if root not in out or evidence > out[root][0]:
                     out[root] = (evidence, type_id, hops)
         return out
+
+    def viewer_roots(self) -> list[str]:
+        """Query root fields that return the asker: named as GraphQL conventions name them
+        (``me``, ``viewer``, ``currentUser``, ...) and taking no required argument."""
+        with self._lock:
+            if self._viewers is None:
+                self._viewers = sorted(
+                    doc.id
+                    for doc in self._documents.values()
+                    if doc.kind is DocKind.GRAPHQL_ROOT_FIELD
+                    and (doc.data.get("operation") or "query") == "query"
+                    and _VIEWER.match(doc.id.rsplit(".", 1)[-1])
+                    and not any(a.get("required") for a in doc.data.get("args") or ())
+                )
+            return self._viewers
 
     def narrowing_arguments(self, root: str) -> int:
         """Required arguments of a root field that are not identifiers: values an agent must

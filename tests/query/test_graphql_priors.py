@@ -1,0 +1,119 @@
+"""The GraphQL priors' question cues: the asker's own things and the verb's family of change."""
+
+from __future__ import annotations
+
+import pytest
+from graphql import build_schema
+
+from schemaseek.config import SearchSettings
+from schemaseek.documents import Document
+from schemaseek.graph import SchemaGraph
+from schemaseek.query.action_verbs import mutation_families, verb_families
+from schemaseek.query.graphql_priors import apply_graphql_priors
+from schemaseek.query.intent import QuestionCues, question_cues, speaks_for_self
+from schemaseek.signals.root_leads import RootLeads
+from schemaseek.sources.graphql import from_schema
+
+SDL = """
+type Query { me: User  group(id: ID!): Group  groups: [Group!]!  viewerless(name: String!): User }
+type Mutation {
+  createGroup(name: String!): Group
+  groupUpdate(id: ID!, name: String): Group
+  archive_group(id: ID!): Group
+  issueUpdate(id: ID!): Group
+}
+type User { memberships: [Membership!]! }
+type Membership { group: Group }
+type Group { name: String }
+"""
+
+
+@pytest.fixture(scope="module")
+def schema() -> tuple[dict[str, Document], RootLeads]:
+    source = from_schema(build_schema(SDL), "api")
+    docs = {d.id: d for d in source.documents}
+    return docs, RootLeads(SchemaGraph(docs, source.edges), docs)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which groups do I belong to?", True),
+        ("What's on my pending to-do list?", True),
+        ("Which tickets are assigned to me?", True),
+        ("Show me the snippets I've created.", True),
+        ("Where can I download the build artifacts?", False),
+        ("How do I page through all rows?", False),
+        ("Show me all open orders", False),
+        ("Which apps get notified when an order is created?", False),
+    ],
+)
+def test_speaks_for_self(question: str, expected: bool) -> None:
+    assert speaks_for_self(question) is expected
+
+
+def test_question_cues() -> None:
+    assert question_cues("Please rename the Backlog section") == QuestionCues(
+        "action", "rename", for_self=False
+    )
+    assert question_cues("Turn off alerts for my board").verb == "turn off"
+    assert question_cues("Which groups do I belong to?") == QuestionCues("read", None, True)
+
+
+@pytest.mark.parametrize(
+    ("name", "families"),
+    [
+        ("Mutation.createIssue", {"create"}),
+        ("Mutation.archive_board", {"retire"}),
+        ("Mutation.issueUpdate", {"change"}),  # "issue" is a noun here
+        ("Mutation.projectUpdateCreate", {"create"}),  # the last part over the first noun
+        ("Mutation.clusterQueuePauseDispatch", {"retire"}),  # a part in between
+        ("Mutation.deletePost", {"delete"}),
+        ("Mutation.postComment", {"create"}),  # a noun-like verb when nothing else is a verb
+        ("Mutation.commerceBuyerCounterOffer", set()),
+    ],
+)
+def test_mutation_families(name: str, families: set[str]) -> None:
+    assert mutation_families(name) == families
+
+
+def test_verb_families_of_ambiguous_verbs() -> None:
+    assert verb_families("stop") == {"retire", "cancel"}
+    assert verb_families("turn off") == {"change"}
+    assert verb_families(None) == frozenset()
+    assert verb_families("frobnicate") == frozenset()
+
+
+def test_viewer_roots(schema: tuple[dict[str, Document], RootLeads]) -> None:
+    _, leads = schema
+    assert leads.viewer_roots() == ["Query.me"]  # a required argument rules out "viewerless"
+
+
+def _ask(
+    schema: tuple[dict[str, Document], RootLeads], cues: QuestionCues, **settings: object
+) -> dict[str, float]:
+    docs, leads = schema
+    return apply_graphql_priors(
+        docs, {"Group": 1.0}, cues, SearchSettings.model_validate(settings), leads=leads
+    )
+
+
+def test_own_things_bring_the_viewer_closer(schema: tuple[dict[str, Document], RootLeads]) -> None:
+    plain = _ask(schema, QuestionCues("read"), viewer_hop_credit=2)
+    mine = _ask(schema, QuestionCues("read", for_self=True), viewer_hop_credit=2)
+    # Query.me reaches Group in three hops (me → User → Membership → Group)
+    assert plain["Query.me"] == pytest.approx(plain["Query.groups"] * 0.7**2)
+    assert mine["Query.me"] == pytest.approx(mine["Query.groups"])  # two hops forgiven
+    off = _ask(schema, QuestionCues("read", for_self=True), viewer_hop_credit=0)
+    assert off == plain
+
+
+def test_verb_mismatch_scales_other_families(schema: tuple[dict[str, Document], RootLeads]) -> None:
+    out = _ask(schema, QuestionCues("action", "rename"), verb_mismatch_weight=0.5)
+    assert out["Mutation.groupUpdate"] == pytest.approx(out["Mutation.issueUpdate"])
+    assert out["Mutation.archive_group"] == pytest.approx(0.5 * out["Mutation.groupUpdate"])
+    # an action verb in no family changes nothing
+    unknown = _ask(schema, QuestionCues("action", "frobnicate"), verb_mismatch_weight=0.5)
+    assert unknown["Mutation.archive_group"] == pytest.approx(unknown["Mutation.groupUpdate"])
+    off = _ask(schema, QuestionCues("action", "rename"), verb_mismatch_weight=1.0)
+    assert off["Mutation.archive_group"] == pytest.approx(off["Mutation.groupUpdate"])
