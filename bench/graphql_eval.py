@@ -6,10 +6,13 @@ metric recall@10). Sets with ``kind``/``split`` labels report each half and each
 GitLab and Saleor (no labels) count as tuning data (``dev``). Variants are ``key=value`` settings
 changes as in ``bench/tune.py``. Document and question vectors come from the on-disk cache.
 
-The two schemas held out for independent evaluation (GitHub, Shopify) are refused.
+The two schemas held out for independent evaluation (GitHub, Shopify) are refused. Unraid is
+our own held-out-only set (all ``test``, no dev half): run only when named, never with
+``--split dev``.
 
     .venv/bin/python bench/graphql_eval.py --split dev --variant base --variant 'weights.reach=1'
     .venv/bin/python bench/graphql_eval.py --schema linear --split test --by-kind
+    .venv/bin/python bench/graphql_eval.py --schema unraid --split test --by-kind
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ QUESTIONS = ROOT / "bench" / "questions"
 TUNING = ("gitlab", "saleor")
 LABELLED = ("linear", "monday", "artsy", "hashnode", "buildkite", "opencollective")
 HELD_OUT = ("github", "shopify_admin")  # independent evaluation only: never run here
+# held out by us: no dev half, run only by name (--schema unraid --split test), never tuned on
+FRESH = ("unraid",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +174,8 @@ def main() -> None:
     refused = [s for s in schemas if s in HELD_OUT]
     if refused:
         sys.exit(f"{refused} are held out for independent evaluation")
+    if args.split == "dev" and any(s in FRESH for s in schemas):
+        sys.exit(f"{list(FRESH)} have no dev half: they are held out, not tuned on")
     disk = DiskCachedProvider(OnnxEmbeddingProvider(), default_cache_dir() / "embeddings")
     results: dict[str, dict[str, dict[str, float]]] = {}
     variants = args.variant or ["base"]

@@ -11,7 +11,9 @@ Entries (hybrid mode, no glossary):
 * ``gitlab/types``, ``saleor/types``: the same questions ranked among types, gold = the types;
 * ``<schema>-test/root-fields`` and ``<schema>-test/types`` for Linear, monday.com, Artsy,
   Hashnode, Buildkite and Open Collective: the *test* halves of those sets, never tuned on
-  (their dev halves are what GraphQL settings are chosen on, see bench/QUALITY.md).
+  (their dev halves are what GraphQL settings are chosen on, see bench/QUALITY.md);
+* ``unraid/root-fields`` and ``unraid/types``: a held-out-only set (all 64 questions, no dev
+  half), written in session 11 after every current default was chosen.
 
 A GraphQL schema is indexed once for its two entries.
 
@@ -101,6 +103,8 @@ RUNS: dict[str, GateRun] = {
     "gitlab/types": GateRun("gitlab", "pooled", TYPE, _graphql("gitlab", "gold_types")),
     "saleor/root-fields": GateRun("saleor", "pooled", ROOT, _graphql("saleor", "gold_root_fields")),
     "saleor/types": GateRun("saleor", "pooled", TYPE, _graphql("saleor", "gold_types")),
+    "unraid/root-fields": GateRun("unraid", "pooled", ROOT, _graphql("unraid", "gold_root_fields")),
+    "unraid/types": GateRun("unraid", "pooled", TYPE, _graphql("unraid", "gold_types")),
 }
 HELD_OUT_HALVES = ("linear", "monday", "artsy", "hashnode", "buildkite", "opencollective")
 for _schema in HELD_OUT_HALVES:
