@@ -36,6 +36,7 @@ from schemaseek.query.fusion import NamedSignal
 from schemaseek.text import STOP_WORDS, split_words, stem, tokenize
 
 Matrix = npt.NDArray[np.float32]
+Vocabulary = tuple[Mapping[str, Document], list[str], Matrix, set[str]]
 
 
 class Bridge:
@@ -44,8 +45,8 @@ class Bridge:
     def __init__(self, threshold: float, neighbours: int, members: bool) -> None:
         self.threshold, self.neighbours, self.members = threshold, neighbours, members
         self.disk = DiskCachedProvider(OnnxEmbeddingProvider(), default_cache_dir() / "embeddings")
-        self.vocabularies: dict[int, tuple[Mapping[str, Document], list[str], Matrix, set[str]]]
-        self.vocabularies = {}
+        # per document mapping (by identity): the mapping, its words, their vectors, stems
+        self.vocabularies: dict[int, Vocabulary] = {}
 
     def _unit(self, words: list[str]) -> Matrix:
         rows = np.asarray(self.disk.embed(words), dtype=np.float32)
