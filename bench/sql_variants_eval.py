@@ -10,13 +10,16 @@ One line per dataset, scope, wording and settings variant (hybrid, table gold). 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from schemaseek.config import default_cache_dir
 from schemaseek.embedding.disk_cache import DiskCachedProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
-from schemaseek.evaluation.datasets import Question, load_sql_questions, resolve_dataset
+from schemaseek.evaluation.datasets import (
+    load_reworded_questions,
+    load_sql_questions,
+    resolve_dataset,
+)
 from schemaseek.evaluation.runner import evaluate
 from schemaseek.sources.catalog import load_catalog
 from tune import DATASETS, PrecomputedQueries, settings_variant
@@ -24,23 +27,6 @@ from tune import DATASETS, PrecomputedQueries, settings_variant
 VARIANTS = Path(__file__).resolve().parent / "questions" / "sql_variants"
 FILES = {"bird-dev": "bird_dev.jsonl", "spider1-dev": "spider_dev.jsonl"}
 SHOWN = ("recall@5", "recall@10", "all_gold@10", "mrr")
-
-
-def wordings(dataset: str, originals: list[Question]) -> dict[str, list[Question]]:
-    """``original`` (the reworded questions' originals), ``synonym`` and ``no_columns``."""
-    by_id = {q.id: q for q in originals}
-    out: dict[str, list[Question]] = {"original": [], "synonym": [], "no_columns": []}
-    seen: set[str] = set()
-    lines = (VARIANTS / FILES[dataset]).read_text(encoding="utf-8").splitlines()
-    for row in (json.loads(line) for line in lines if line.strip()):
-        original = by_id[row["original_id"]]
-        if original.id not in seen:
-            seen.add(original.id)
-            out["original"].append(original)
-        out[row["variant"]].append(
-            Question(row["id"], row["question"], original.gold, source=original.source)
-        )
-    return out
 
 
 def main() -> None:
@@ -53,7 +39,7 @@ def main() -> None:
     for name in args.datasets:
         files = resolve_dataset(DATASETS / name)
         sources = load_catalog(files.catalog)
-        sets = wordings(name, load_sql_questions(files.queries))
+        sets = load_reworded_questions(VARIANTS / FILES[name], load_sql_questions(files.queries))
         provider = PrecomputedQueries(disk, [q.question for qs in sets.values() for q in qs])
         for variant in args.variant or ["base"]:
             settings = settings_variant(variant)

@@ -28,6 +28,10 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     # GraphQL root fields by where they lead; chosen on our GitLab/Saleor sets (under score
     # fusion; 1.0 was best under RRF)
     "reach": 2.0,
+    # the name bridge (signals/name_bridge.py): question words no table or column name holds,
+    # searched as their nearest name words; 0.3 chosen on BIRD-dev and on Spider-dev alike,
+    # each reported on the other (bench/QUALITY.md); SQL documents only
+    "bridge": 0.3,
     # usage feedback (ids chosen for similar past questions); active once events exist
     "feedback": 1.0,
 }
@@ -104,6 +108,12 @@ class SearchSettings(BaseSettings):
     # towards the mean of its `vector_prf_docs` nearest documents by this weight (0 = off)
     vector_prf_weight: float = Field(default=0.0, ge=0.0, le=5.0)
     vector_prf_docs: int = Field(default=3, ge=1, le=50)
+    # the name bridge: a question word is led to its `bridge_neighbours` nearest name words of
+    # cosine `bridge_threshold` or more (chosen with the weight above); the query side caches
+    # the vectors of `bridge_word_cache` words
+    bridge_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
+    bridge_neighbours: int = Field(default=1, ge=1, le=10)
+    bridge_word_cache: int = Field(default=4096, ge=1)
     weak_hit_cut: bool = False
     weak_hit_sample: int = Field(default=2048, ge=16)
     max_related: int = Field(default=5, ge=0, le=50)

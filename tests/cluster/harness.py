@@ -93,8 +93,9 @@ def wait_until(condition: Callable[[], bool], timeout: float = 30.0, what: str =
 
 
 def embedded(group: Sequence[Replica]) -> int:
-    """Documents embedded so far by every replica together."""
-    return sum(r.provider.embedded_texts for r in group)
+    """Documents embedded so far by every replica together (the name bridge's words left out:
+    ``r.provider.embedded_texts`` counts both)."""
+    return sum(r.provider.embedded_documents for r in group)
 
 
 def generations(group: Sequence[Replica]) -> set[str | None]:

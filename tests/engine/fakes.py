@@ -29,6 +29,8 @@ class HashProvider:
         self._lock = threading.Lock()
         self.embed_calls = 0
         self.embedded_texts = 0
+        self.embedded_words = 0
+        """Of ``embedded_texts``, the single words (the name bridge's; documents never are)."""
         self.query_calls = 0
         self.fail = False
         self.block: threading.Event | None = None
@@ -54,6 +56,7 @@ class HashProvider:
         with self._lock:
             self.embed_calls += 1
             self.embedded_texts += len(texts)
+            self.embedded_words += sum(len(t.split()) == 1 for t in texts)
         if self.block is not None:
             self.block.wait()
         if self.fail:
@@ -73,7 +76,13 @@ class HashProvider:
 
     def reset(self) -> None:
         with self._lock:
-            self.embed_calls = self.embedded_texts = self.query_calls = 0
+            self.embed_calls = self.embedded_texts = self.embedded_words = self.query_calls = 0
+
+    @property
+    def embedded_documents(self) -> int:
+        """Document texts embedded (``embedded_texts`` less the name bridge's words)."""
+        with self._lock:
+            return self.embedded_texts - self.embedded_words
 
 
 class FakeClock:

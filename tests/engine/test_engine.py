@@ -71,7 +71,8 @@ def test_refresh_applies_the_diff_and_embeds_only_changes() -> None:
     source.schema = schema_of("shop", changed)
     report = engine.refresh().result(10)
     assert (report.added, report.changed, report.removed) == (1, 1, 1)
-    assert report.embedded == 2 == provider.embedded_texts
+    assert report.embedded == 2 == provider.embedded_documents
+    assert provider.embedded_words == 2  # the name bridge's new words: "extra", "new"
     assert "shop.t29" not in engine.index.documents and "shop.new" in engine.index.documents
     assert engine.search("brand new invoice").ids()[0] == "shop.new"
     provider.reset()

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from graphql import build_schema, parse, validate
 
-from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.index import SchemaIndex
 from schemaseek.mcp.coverage import coverage_search
@@ -16,15 +15,16 @@ from schemaseek.mcp.served import ServedIndexes
 from schemaseek.mcp.tools import SchemaTools, ToolInputError
 from schemaseek.sources.demo import demo_glossary, demo_graphql, demo_sql
 from schemaseek.sources.sql import load_sql
+from tests.helpers.recording import RecordingProvider
 
 
 @pytest.fixture(scope="module")
-def counting(onnx_provider: OnnxEmbeddingProvider) -> CountingProvider:
-    return CountingProvider(onnx_provider)
+def counting(onnx_provider: OnnxEmbeddingProvider) -> RecordingProvider:
+    return RecordingProvider(onnx_provider)
 
 
 @pytest.fixture(scope="module")
-def split(counting: CountingProvider) -> list[SchemaIndex]:
+def split(counting: RecordingProvider) -> list[SchemaIndex]:
     """The demo as two indexes: the GraphQL API and the SQL database."""
     indexes = [
         SchemaIndex([source], glossary=demo_glossary(), provider=counting)
@@ -96,13 +96,16 @@ def test_tables_of_different_sources_are_never_joined(
 
 
 def test_coverage_embeds_once_for_every_index(
-    split: list[SchemaIndex], counting: CountingProvider
+    split: list[SchemaIndex], counting: RecordingProvider
 ) -> None:
     tools = SchemaTools(ServedIndexes(lambda: split))
     counting.reset()
     out = coverage_search(tools, ["money owed to songwriters", "record label partners"])
     assert out["embedding"] == {"batched": 2, "cached": 0, "vectors": True}
-    assert (counting.embed_calls, counting.query_calls) == (1, 0)
+    # one batch of both phrases for both indexes, no question embedded again (the only
+    # queries are the name bridge's words of phrases the SQL names lack)
+    assert counting.batches == [["money owed to songwriters", "record label partners"]]
+    assert counting.question_queries() == []
     assert all(p.get("anchor") for p in out["phrases"])
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from graphql import build_schema, parse, validate
 
-from schemaseek.embedding.counting import CountingProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.feedback import FeedbackStore
 from schemaseek.index import SchemaIndex
@@ -15,6 +14,7 @@ from schemaseek.mcp.budget import TokenCounter, allocate, linear_shares
 from schemaseek.mcp.coverage import coverage_search
 from schemaseek.mcp.tools import SchemaTools, ToolInputError, entry_order
 from schemaseek.sources.demo import demo_glossary, demo_questions, demo_sources
+from tests.helpers.recording import RecordingProvider
 
 
 @pytest.fixture(scope="module")
@@ -186,14 +186,17 @@ def test_report_usage_stores_the_question_and_teaches_the_ranking(
 def test_coverage_search_embeds_uncached_phrases_in_one_batch(
     onnx_provider: OnnxEmbeddingProvider,
 ) -> None:
-    counting = CountingProvider(onnx_provider)
+    counting = RecordingProvider(onnx_provider)
     index = SchemaIndex(demo_sources(), glossary=demo_glossary(), provider=counting)
     index.build()
     tools = SchemaTools(index)
     index.search("artist payouts")  # now cached: left out of the batch
     counting.reset()
     out = coverage_search(tools, ["artist payouts", "streaming partners", "release catalog"])
-    assert (counting.embed_calls, counting.embedded_texts, counting.query_calls) == (1, 2, 0)
+    # the two new phrases in one batch, no question embedded again (the only queries are the
+    # name bridge's words of phrases the SQL names lack)
+    assert counting.batches == [["streaming partners", "release catalog"]]
+    assert counting.question_queries() == []
     assert out["embedding"] == {"batched": 2, "cached": 1, "vectors": True}
     anchors = [p["anchor"]["id"] for p in out["phrases"]]
     assert len(set(anchors)) == 3

@@ -3,6 +3,9 @@
 Entries (hybrid mode, no glossary):
 
 * ``bird-dev/per-source``, ``bird-dev/pooled``, ``spider1-dev/per-source``: whole dev sets;
+* ``bird-dev-synonym/pooled``, ``spider1-dev-synonym/pooled``: our rewordings of 192 / 207
+  dev questions with the schema's words replaced by synonyms (bench/questions/sql_variants),
+  all databases in one index: the vocabulary gap on SQL, which the name bridge narrows;
 * ``spider2-snow/pooled-100``: a fixed 100-question sample, all 147 databases in one index;
 * ``spider2-snow/per-source-100``: the same sample and index, each question scoped to its
   database (what a source filter does on a catalog of many databases);
@@ -34,7 +37,13 @@ from schemaseek.documents import DocKind
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.embedding.disk_cache import DiskCachedProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
-from schemaseek.evaluation.datasets import Question, load_sql_questions, resolve_dataset, sample
+from schemaseek.evaluation.datasets import (
+    Question,
+    load_reworded_questions,
+    load_sql_questions,
+    resolve_dataset,
+    sample,
+)
 from schemaseek.evaluation.runner import evaluate, score_index
 from schemaseek.index import SchemaIndex
 from schemaseek.sources.base import SourceSchema
@@ -72,6 +81,18 @@ def _sql(
     return load
 
 
+def _sql_reworded(
+    name: str, file: str, variant: str
+) -> Callable[[], tuple[list[SourceSchema], list[Question]]]:
+    def load() -> tuple[list[SourceSchema], list[Question]]:
+        files = resolve_dataset(DATASETS / name)
+        path = QUESTIONS / "sql_variants" / file
+        reworded = load_reworded_questions(path, load_sql_questions(files.queries))
+        return load_catalog(files.catalog), reworded[variant]
+
+    return load
+
+
 def _graphql(
     schema: str, gold_key: str, split: str | None = None
 ) -> Callable[[], tuple[list[SourceSchema], list[Question]]]:
@@ -95,6 +116,12 @@ RUNS: dict[str, GateRun] = {
     "bird-dev/per-source": GateRun("bird-dev", "per-source", (), _sql("bird-dev")),
     "bird-dev/pooled": GateRun("bird-dev", "pooled", (), _sql("bird-dev")),
     "spider1-dev/per-source": GateRun("spider1-dev", "per-source", (), _sql("spider1-dev")),
+    "bird-dev-synonym/pooled": GateRun(
+        "bird-dev", "pooled", (), _sql_reworded("bird-dev", "bird_dev.jsonl", "synonym")
+    ),
+    "spider1-dev-synonym/pooled": GateRun(
+        "spider1-dev", "pooled", (), _sql_reworded("spider1-dev", "spider_dev.jsonl", "synonym")
+    ),
     "spider2-snow/pooled-100": GateRun("spider2-snow", "pooled", (), _sql("spider2-snow", 100)),
     "spider2-snow/per-source-100": GateRun(
         "spider2-snow", "per-source", (), _sql("spider2-snow", 100)

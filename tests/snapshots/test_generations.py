@@ -117,7 +117,7 @@ def test_truncated_and_missing_files_and_bad_manifests() -> None:
     engine.destroy()
     provider = HashProvider()
     cold = start(SnapshotManager(store), catalog(30), provider)
-    assert provider.embedded_texts == 30  # nothing loadable: cold start
+    assert provider.embedded_documents == 30  # nothing loadable: cold start
     cold.destroy()
 
 
@@ -131,13 +131,14 @@ def test_fingerprint_change_forces_a_full_re_embed(caplog: pytest.LogCaptureFixt
         caplog.clear()
         with caplog.at_level(logging.WARNING):
             engine = start(SnapshotManager(store), catalog(25), changed)
-        assert changed.embedded_texts == 25, "vectors of another space must never be reused"
+        # neither documents' nor name words' vectors of another space are ever reused
+        assert changed.embedded_documents == 25 and changed.embedded_words > 0
         assert "another embedding fingerprint" in caplog.text
         engine.destroy()
     prefixed = HashProvider()
     prefixed.query_prefix = "query: "
     engine = start(SnapshotManager(store), catalog(25), prefixed)
-    assert prefixed.embedded_texts == 25
+    assert prefixed.embedded_documents == 25
     engine.destroy()
     base = fingerprint_of(HashProvider())
     assert len({base.key, fingerprint_of(prefixed).key}) == 2

@@ -87,7 +87,7 @@ def check_refresh(
     ]  # fmt: skip
     assert any(m.startswith("total_amount") for m in members)
     assert not any(m.startswith("amount") for m in members)
-    assert report.removed >= 1 and report.embedded == provider.embedded_texts > 0
+    assert report.removed >= 1 and report.embedded == provider.embedded_documents > 0
     assert report.embedded < engine.index.document_count  # only what changed
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "Question",
     "gold_label",
     "load_graphql_questions",
+    "load_reworded_questions",
     "load_sql_questions",
     "resolve_dataset",
     "sample",
@@ -131,6 +132,35 @@ def load_graphql_questions(path: str | Path, limit: int | None = None) -> list[Q
         except (KeyError, TypeError) as exc:
             raise SourceError(f"{path}, line {number}: malformed question: {exc!r}") from None
     return sample(questions, limit)
+
+
+def load_reworded_questions(
+    path: str | Path, originals: Sequence[Question]
+) -> dict[str, list[Question]]:
+    """Rewordings of ``originals`` by wording: ``original`` (the originals reworded, in order
+    of first mention) and one list per ``variant`` of the file's rows
+    ``{"id", "original_id", "variant", "question"}``, each with its original's gold and source.
+
+    Raises:
+        SourceError: missing or garbled file, a malformed row, or an unknown ``original_id``.
+    """
+    by_id = {q.id: q for q in originals}
+    out: dict[str, list[Question]] = {"original": []}
+    seen: set[str] = set()
+    for number, row in iter_jsonl(path):
+        try:
+            original = by_id[str(row["original_id"])]
+            reworded = Question(
+                str(row["id"]), str(row["question"]), original.gold, original.source
+            )
+            variant = str(row["variant"])
+        except (KeyError, TypeError) as exc:
+            raise SourceError(f"{path}, line {number}: malformed rewording: {exc!r}") from None
+        if original.id not in seen:
+            seen.add(original.id)
+            out["original"].append(original)
+        out.setdefault(variant, []).append(reworded)
+    return out
 
 
 def sample(questions: Sequence[Question], limit: int | None) -> list[Question]:

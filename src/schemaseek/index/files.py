@@ -14,7 +14,10 @@ Files of a generation besides the signals' own:
 * ``doc_meta.json`` — ids, names, targets and content hashes, the columns a warm start needs
   at once;
 * ``source.json`` — the source's name, kind,
-  schema hash, edges and raw metadata.
+  schema hash, edges and raw metadata;
+* ``name_vocabulary.json`` + ``name_vectors.npy`` — the name bridge's words and their vectors
+  (:mod:`schemaseek.signals.name_bridge`), when the index has them; a generation without
+  them serves without the bridge until the next refresh or build.
 
 No pickle anywhere: JSON, ``.npy`` and the libraries' own index formats only.
 """
@@ -43,6 +46,7 @@ from schemaseek.index.state import (
 from schemaseek.query.state import IndexParts
 from schemaseek.signals.files import SLOTS, decode_vectors
 from schemaseek.signals.keyword import KeywordIndex
+from schemaseek.signals.name_bridge import NameVocabulary
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.snapshots.documents import LazyDocuments, SourceDocuments, document_record
 from schemaseek.snapshots.manager import VerifiedGeneration
@@ -103,6 +107,8 @@ def encode(parts: IndexParts | None, sources: Sequence[SourceSchema]) -> dict[st
     files.update(parts.keyword.to_files())
     if parts.vector is not None and parts.vectors_ready:
         files.update(parts.vector.to_files())
+        if parts.name_vocabulary is not None:
+            files.update(parts.name_vocabulary.to_files())
     return files
 
 
@@ -191,7 +197,9 @@ def decode(
         raise SnapshotError(f"document files are malformed: {exc!r}") from None
     keyword = decode_keyword(files, components.settings)
     vector = None
+    vocabulary = None
     if dimensions is not None:
+        vocabulary = NameVocabulary.from_files(files, dimensions)
         try:
             vector = VectorIndex.from_files(
                 files, local_paths=local_paths, **vector_params(components.settings)
@@ -203,6 +211,7 @@ def decode(
     parts = assemble(
         components, documents=documents, sources=[schema], keyword=keyword, vector=vector,
         matcher=matcher_for(glossary.narrowed_to_items(facts.names.items()), facts), facts=facts,
+        vocabulary=vocabulary,
     )  # fmt: skip
     return Decoded(parts, schema, documents)
 

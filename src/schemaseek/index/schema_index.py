@@ -41,6 +41,7 @@ from schemaseek.query.rerank import Reranker
 from schemaseek.query.shared import SharedQuery
 from schemaseek.query.state import IndexParts, Mode
 from schemaseek.recent import RecentQueries
+from schemaseek.signals.name_bridge import NameVocabulary
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.sources.base import SourceSchema
 
@@ -142,9 +143,13 @@ class SchemaIndex:
             before = list(self.sources)
         documents = diff.documents
         same = keeps_shape(parts.documents, before, diff)
+        vocabulary = None
+        if replacement is not None or parts.vectors_ready:  # the bridge serves beside vectors
+            vocabulary = state.updated_vocabulary(self._components, parts, diff)
         scratch = state.assemble(
             self._components, documents=documents, sources=diff.sources, keyword=parts.keyword,
             vector=parts.vector, matcher=diff.matcher, graph=parts.graph if same else None,
+            vocabulary=vocabulary,
         )  # fmt: skip
         with self._lock:
             state.install(parts, scratch, diff, vectors=vectors, replacement=replacement)
@@ -194,6 +199,11 @@ class SchemaIndex:
             return None
         return parts.vector.vector(doc_id)
 
+    def stored_vocabulary(self) -> NameVocabulary | None:
+        """The name bridge's vocabulary served now (its word vectors are reused by a build)."""
+        parts = self._parts
+        return parts.name_vocabulary if parts is not None else None
+
     def _lexical(self, sources: Sequence[SourceSchema]) -> IndexParts:
         """A state over ``sources`` with keyword and glossary signals, no vectors yet."""
         documents, matcher = state.prepare_documents(sources, self.glossary)
@@ -219,6 +229,8 @@ class SchemaIndex:
         if vector is not None:
             parts.vector = vector
             parts.vectors_ready = True
+            known = [v for v in (o.stored_vocabulary() for o in previous) if v is not None]
+            parts.name_vocabulary = state.name_vocabulary(self._components, docs, known)
         return embedded
 
     # -- persistence ------------------------------------------------------------------------

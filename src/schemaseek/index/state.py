@@ -10,6 +10,7 @@ snapshot's metadata (:class:`DocumentFacts`) so that no lazy document is parsed.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
@@ -29,10 +30,13 @@ from schemaseek.signals.feedback import FeedbackSignal
 from schemaseek.signals.glossary import GlossaryMatcher
 from schemaseek.signals.graph import GraphSignals
 from schemaseek.signals.keyword import KeywordIndex
+from schemaseek.signals.name_bridge import NameVocabulary, WordVectors
 from schemaseek.signals.root_leads import RootLeads
 from schemaseek.signals.vector import VectorIndex
 from schemaseek.sources.base import SourceSchema
 from schemaseek.text import normalize_identifier
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "Components",
@@ -43,7 +47,9 @@ __all__ = [
     "components_for",
     "keyword_index",
     "matcher_for",
+    "name_vocabulary",
     "prepare_documents",
+    "updated_vocabulary",
     "vector_index",
     "vector_params",
 ]
@@ -52,12 +58,13 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class Components:
     """What an index lends every state it serves: settings, the query embedder, the
-    reranker and the usage-feedback store."""
+    reranker, the usage-feedback store and the word vectors of the name bridge."""
 
     settings: SearchSettings
     embedder: EmbeddingProvider | None
     reranker: Reranker | None
     feedback: FeedbackSignal | None
+    words: WordVectors | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,20 +91,58 @@ class DocumentFacts:
 def components_for(
     settings: SearchSettings, provider: EmbeddingProvider | None, reranker: Reranker | None
 ) -> Components:
-    """The components an index over ``provider`` lends its states: a cached query embedder
-    and a feedback store when there is a model, the reranker given (or the settings' own)."""
+    """The components an index over ``provider`` lends its states: a cached query embedder,
+    a feedback store and word vectors when there is a model, the reranker given (or the
+    settings' own)."""
     embedder: EmbeddingProvider | None = None
     feedback: FeedbackSignal | None = None
+    words: WordVectors | None = None
     if provider is not None:
         embedder = CachedQueryEmbedder(
             provider, maxsize=settings.query_cache_size, ttl=settings.query_cache_ttl_s
         )
+        words = WordVectors(provider, embedder, maxsize=settings.bridge_word_cache)
         feedback = FeedbackSignal(
             provider.dimensions, min_similarity=settings.feedback_min_similarity
         )
     if reranker is None:
         reranker = reranker_from_settings(settings, provider)
-    return Components(settings, embedder, reranker, feedback)
+    return Components(settings, embedder, reranker, feedback, words)
+
+
+def name_vocabulary(
+    components: Components, documents: Iterable[Document], known: Sequence[NameVocabulary] = ()
+) -> NameVocabulary | None:
+    """The name bridge's vocabulary of ``documents`` (vectors of words in ``known`` reused);
+    ``None`` when the bridge is off, there is no model, no SQL name word, or embedding the
+    words fails (logged: the index serves without the bridge)."""
+    words = components.words
+    if words is None or components.settings.weights.get("bridge", 0.0) <= 0:
+        return None
+    try:
+        return NameVocabulary.build(documents, words, known)
+    except Exception as exc:
+        logger.warning("name bridge off: embedding the name vocabulary failed (%s)", exc)
+        return None
+
+
+def updated_vocabulary(
+    components: Components, parts: IndexParts, diff: SourceDiff
+) -> NameVocabulary | None:
+    """The vocabulary of ``parts`` after ``diff``: only the removed and changed documents are
+    looked at (and only new words embedded); a state without one gets a whole new one."""
+    words, vocabulary = components.words, parts.name_vocabulary
+    if vocabulary is None or words is None:
+        return name_vocabulary(components, diff.documents.values())
+    before = parts.documents
+    changed = set(diff.changed)
+    old = [before[d] for d in (*diff.removed, *diff.changed) if d in before]
+    new = [diff.documents[d] for d in changed]
+    try:
+        return vocabulary.updated(old, new, words)
+    except Exception as exc:
+        logger.warning("name bridge off: embedding new name words failed (%s)", exc)
+        return None
 
 
 def build_pins(facts: DocumentFacts) -> dict[str, list[str]]:
@@ -187,6 +232,7 @@ def assemble(
     matcher: GlossaryMatcher | None,
     facts: DocumentFacts | None = None,
     graph: SchemaGraph | None = None,
+    vocabulary: NameVocabulary | None = None,
 ) -> IndexParts:
     """The pipeline's state over ``documents``: graph (the sources' edges between indexed ids),
     pins, cards and ids per source derived here. ``facts`` spares parsing lazy documents;
@@ -215,6 +261,8 @@ def assemble(
         graph_signals=GraphSignals(graph, documents),
         root_leads=RootLeads(graph, documents),
         feedback=components.feedback,
+        name_vocabulary=vocabulary,
+        word_vectors=components.words,
     )
 
 
@@ -239,7 +287,8 @@ def install(
         if vectors is not None:
             parts.vector.add(list(diff.changed), vectors)
     parts.vectors_ready = parts.vector is not None
-    for name in ("documents", "matcher", "graph", "pins", "card_of", "by_source"):
+    names = ("documents", "matcher", "graph", "pins", "card_of", "by_source", "name_vocabulary")
+    for name in names:
         setattr(parts, name, getattr(scratch, name))
     parts.graph_signals = scratch.graph_signals
     parts.root_leads = scratch.root_leads

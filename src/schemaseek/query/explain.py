@@ -29,14 +29,18 @@ def explain(
     matcher = parts.matcher
     hits = []
     for doc_id, score in final:
+        signals = positions.get(doc_id, {})
+        notes = [run.notes[doc_id]] if doc_id in run.notes else []
+        if run.bridged and "bridge" in signals:
+            notes.append(f"question words read as names: {run.bridged}")
         explanation = Explanation(
-            signals=positions.get(doc_id, {}),
+            signals=signals,
             fused_score=score,
             pinned=doc_id in pinned,
             glossary_terms=matcher.terms_for(doc_id, run.matches) if matcher else (),
             prefer=matcher.prefer_for(doc_id, run.matches) if matcher else None,
             reranked=run.reranked,
-            notes=(run.notes[doc_id],) if doc_id in run.notes else (),
+            notes=tuple(notes),
         )
         hits.append(Hit(run.document(parts, doc_id), score, explanation))
     return hits

@@ -89,6 +89,7 @@ def search(
     _lexical_signals(parts, run, depth)
     if not pinned and not (shared is not None and shared.pinned):
         _vector_signal(parts, run, depth, shared)
+        _bridge_signal(parts, run, depth, shared)
     _graph_signals(parts, run)
     raw = _fuse(parts, run)
     fused = _collapse_to_cards(parts, raw)
@@ -233,6 +234,37 @@ def _vector_signal(
         voted = parts.feedback.rank(query_vector)
         if voted:
             run.signals.append(NamedSignal("feedback", voted, weights["feedback"]))
+
+
+def _bridge_signal(
+    parts: IndexParts, run: SearchRun, depth: int, shared: SharedQuery | None
+) -> None:
+    """The name bridge (:mod:`schemaseek.signals.name_bridge`): in hybrid searches whose
+    vectors served, the question's words no name holds, searched as their nearest name
+    words. Best effort: a failure to embed the words leaves the search without the list."""
+    settings, vocabulary, words = parts.settings, parts.name_vocabulary, parts.word_vectors
+    weight = settings.weights.get("bridge", 0.0)
+    if weight <= 0 or vocabulary is None or words is None or run.mode != "hybrid":
+        return
+    if run.degraded or (shared is not None and shared.deadline.expired):
+        return
+    unknown = vocabulary.unknown(run.query)
+    if not unknown:
+        return
+    try:
+        vectors = words.cached(unknown)
+    except Exception as exc:
+        logger.warning("name bridge skipped: embedding the question's words failed (%s)", exc)
+        return
+    led = vocabulary.nearest(
+        vectors, neighbours=settings.bridge_neighbours, threshold=settings.bridge_threshold
+    )
+    tokens = tokenize(" ".join(name for _, name in led))
+    if not tokens:
+        return
+    entries = parts.keyword.search(tokens, depth)
+    run.signals.append(NamedSignal("bridge", entries, weight))
+    run.bridged = ", ".join(f"{unknown[row]} → {name}" for row, name in led)
 
 
 def _nearest(

@@ -22,6 +22,7 @@ from schemaseek.signals.feedback import FeedbackSignal
 from schemaseek.signals.glossary import GlossaryMatch, GlossaryMatcher
 from schemaseek.signals.graph import GraphSignals
 from schemaseek.signals.keyword import KeywordIndex
+from schemaseek.signals.name_bridge import NameVocabulary, WordVectors
 from schemaseek.signals.root_leads import RootLeads
 from schemaseek.signals.vector import VectorIndex
 
@@ -49,6 +50,8 @@ class IndexParts:
     graph_signals: GraphSignals | None = None
     root_leads: RootLeads | None = None
     feedback: FeedbackSignal | None = None
+    name_vocabulary: NameVocabulary | None = None
+    word_vectors: WordVectors | None = None
 
 
 @dataclass(slots=True)
@@ -66,6 +69,8 @@ class SearchRun:
     notes: dict[str, str] = field(default_factory=dict)
     extra_docs: dict[str, Document] = field(default_factory=dict)
     window: int = 0
+    bridged: str = ""
+    """How the name bridge read the question's words (``"earnings → salary"``), if it ran."""
 
     def document(self, parts: IndexParts, doc_id: str) -> Document:
         """An indexed document, or one made for this search (a column of a facet hit)."""
