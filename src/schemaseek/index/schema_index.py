@@ -143,9 +143,8 @@ class SchemaIndex:
             before = list(self.sources)
         documents = diff.documents
         same = keeps_shape(parts.documents, before, diff)
-        vocabulary = None
-        if replacement is not None or parts.vectors_ready:  # the bridge serves beside vectors
-            vocabulary = state.updated_vocabulary(self._components, parts, diff)
+        vectors_after = replacement is not None or parts.vectors_ready
+        vocabulary = state.updated_vocabulary(self._components, parts, diff, vectors_after)
         scratch = state.assemble(
             self._components, documents=documents, sources=diff.sources, keyword=parts.keyword,
             vector=parts.vector, matcher=diff.matcher, graph=parts.graph if same else None,
@@ -200,9 +199,8 @@ class SchemaIndex:
         return parts.vector.vector(doc_id)
 
     def stored_vocabulary(self) -> NameVocabulary | None:
-        """The name bridge's vocabulary served now (its word vectors are reused by a build)."""
-        parts = self._parts
-        return parts.name_vocabulary if parts is not None else None
+        """The name bridge's vocabulary served now (a build reuses its word vectors)."""
+        return self._parts.name_vocabulary if self._parts is not None else None
 
     def _lexical(self, sources: Sequence[SourceSchema]) -> IndexParts:
         """A state over ``sources`` with keyword and glossary signals, no vectors yet."""

@@ -127,10 +127,13 @@ def name_vocabulary(
 
 
 def updated_vocabulary(
-    components: Components, parts: IndexParts, diff: SourceDiff
+    components: Components, parts: IndexParts, diff: SourceDiff, vectors: bool
 ) -> NameVocabulary | None:
     """The vocabulary of ``parts`` after ``diff``: only the removed and changed documents are
-    looked at (and only new words embedded); a state without one gets a whole new one."""
+    looked at (and only new words embedded); a state without one gets a whole new one. None
+    when the state will serve no ``vectors`` (the bridge serves beside them only)."""
+    if not vectors:
+        return None
     words, vocabulary = components.words, parts.name_vocabulary
     if vocabulary is None or words is None:
         return name_vocabulary(components, diff.documents.values())
