@@ -34,7 +34,7 @@ from schemaseek.index import files as index_files
 from schemaseek.index import state
 from schemaseek.index.diff import SourceDiff, content_hash, diff_source, keeps_shape
 from schemaseek.index.reports import BuildProgress, BuildReport, RefreshReport
-from schemaseek.index.vectors import fill_vectors
+from schemaseek.index.vectors import embed_into
 from schemaseek.query.filters import SearchFilter
 from schemaseek.query.pipeline import pinned_ids, search
 from schemaseek.query.rerank import Reranker
@@ -97,7 +97,9 @@ class SchemaIndex:
             docs = list(parts.documents.values())
             if progress:
                 progress("keyword", len(docs), len(docs))
-            embedded = self._embed_all(parts, docs, [self, *reuse], progress)
+            embedded = embed_into(
+                parts, self._components, self.provider, docs, [self, *reuse], progress
+            )
             self._parts = parts
         return BuildReport(
             sources=tuple(s.name for s in self.sources),
@@ -179,7 +181,8 @@ class SchemaIndex:
             self.apply_diff(diff, vectors=vectors)
             embedded = len(diff.changed) if vectors is not None else 0
             if not parts.vectors_ready:
-                embedded = self._embed_all(parts, list(diff.documents.values()), [], None)
+                docs = list(diff.documents.values())
+                embedded = embed_into(parts, self._components, self.provider, docs)
         took_s = time.perf_counter() - started
         return RefreshReport.of(diff, embedded, degraded=not parts.vectors_ready, took_s=took_s)
 
@@ -210,26 +213,6 @@ class SchemaIndex:
             self._components, documents=documents, sources=sources, keyword=keyword,
             vector=None, matcher=matcher,
         )  # fmt: skip
-
-    def _embed_all(
-        self,
-        parts: IndexParts,
-        docs: list[Document],
-        previous: Sequence[SchemaIndex],
-        progress: BuildProgress | None,
-    ) -> int:
-        """Fill ``parts.vector`` (see :func:`~schemaseek.index.vectors.fill_vectors`);
-        returns how many documents were embedded."""
-        if self.provider is None or not docs:
-            return 0
-        stored = [other.stored_vector for other in previous]
-        vector, embedded = fill_vectors(self.provider, self.settings, docs, stored, progress)
-        if vector is not None:
-            parts.vector = vector
-            parts.vectors_ready = True
-            known = [v for v in (o.stored_vocabulary() for o in previous) if v is not None]
-            parts.name_vocabulary = state.name_vocabulary(self._components, docs, known)
-        return embedded
 
     # -- persistence ------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -12,15 +13,48 @@ from schemaseek.config import SearchSettings
 from schemaseek.documents import Document
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.index.reports import BuildProgress
-from schemaseek.index.state import vector_index
+from schemaseek.index.state import Components, name_vocabulary, vector_index
+from schemaseek.query.state import IndexParts
+from schemaseek.signals.name_bridge import NameVocabulary
 from schemaseek.signals.vector import VectorIndex
 
-__all__ = ["StoredVector", "fill_vectors"]
+__all__ = ["Embedded", "StoredVector", "embed_into", "fill_vectors"]
 
 logger = logging.getLogger(__name__)
 
 #: ``(doc_id, content_hash) -> vector | None``: a vector held for exactly that content.
 StoredVector = Callable[[str, str], npt.NDArray[np.float32] | None]
+
+
+class Embedded(Protocol):
+    """An index whose vectors and name-word vectors a build may reuse."""
+
+    def stored_vector(self, doc_id: str, digest: str) -> npt.NDArray[np.float32] | None: ...
+
+    def stored_vocabulary(self) -> NameVocabulary | None: ...
+
+
+def embed_into(
+    parts: IndexParts,
+    components: Components,
+    provider: EmbeddingProvider | None,
+    docs: Sequence[Document],
+    previous: Sequence[Embedded] = (),
+    progress: BuildProgress | None = None,
+) -> int:
+    """Give ``parts`` its vector signal over ``docs`` (see :func:`fill_vectors`) and, when
+    that succeeds, the name bridge's vocabulary; ``previous`` lend what they already hold.
+    Returns how many documents were embedded."""
+    if provider is None or not docs:
+        return 0
+    stored = [other.stored_vector for other in previous]
+    vector, embedded = fill_vectors(provider, components.settings, docs, stored, progress)
+    if vector is not None:
+        parts.vector = vector
+        parts.vectors_ready = True
+        known = [v for v in (o.stored_vocabulary() for o in previous) if v is not None]
+        parts.name_vocabulary = name_vocabulary(components, docs, known)
+    return embedded
 
 
 def fill_vectors(
