@@ -1,4 +1,5 @@
-"""The GraphQL priors' question cues: the asker's own things and the verb's family of change."""
+"""The GraphQL priors: where a field's evidence goes, and the question cues (the asker's own
+things, the verb's family of change)."""
 
 from __future__ import annotations
 
@@ -117,3 +118,37 @@ def test_verb_mismatch_scales_other_families(schema: tuple[dict[str, Document], 
     assert unknown["Mutation.archive_group"] == pytest.approx(unknown["Mutation.groupUpdate"])
     off = _ask(schema, QuestionCues("action", "rename"), verb_mismatch_weight=1.0)
     assert off["Mutation.archive_group"] == pytest.approx(off["Mutation.groupUpdate"])
+
+
+def _fields(
+    schema: tuple[dict[str, Document], RootLeads], fused: dict[str, float], **settings: object
+) -> dict[str, float]:
+    docs, _ = schema
+    return apply_graphql_priors(
+        docs, fused, QuestionCues("read"), SearchSettings.model_validate(settings)
+    )
+
+
+def test_a_linking_field_is_evidence_for_the_type_it_returns(
+    schema: tuple[dict[str, Document], RootLeads],
+) -> None:
+    out = _fields(schema, {"User.memberships": 1.0})
+    assert out["Membership"] == pytest.approx(0.8 * out["User.memberships"])
+    assert out["User"] == pytest.approx(0.4 * out["User.memberships"])
+    # the earlier behaviour: the owner alone, at the field share
+    owner_only = _fields(
+        schema,
+        {"User.memberships": 1.0},
+        linking_field_target_share=0,
+        linking_field_owner_share=0.8,
+    )
+    assert "Membership" not in owner_only
+    assert owner_only["User"] == pytest.approx(0.8 * owner_only["User.memberships"])
+
+
+def test_a_scalar_field_credits_its_owner_alone(
+    schema: tuple[dict[str, Document], RootLeads],
+) -> None:
+    out = _fields(schema, {"Group.name": 1.0})
+    assert out["Group"] == pytest.approx(0.8 * out["Group.name"])
+    assert set(out) == {"Group.name", "Group"}

@@ -7,8 +7,11 @@ Four facts about a GraphQL schema and its question decide what an agent can use,
   unreachable types cannot be read, so their scores are scaled by
   ``SearchSettings.type_role_weights``; a connection or edge wrapper hands its score to the
   type it pages over before its own is scaled;
-* **the fields of a type**: a type gains ``field_to_type_share`` of its best field's score
-  (``Repository.pullRequests`` matching says something about ``Repository``);
+* **the fields of a type**: a type gains ``field_to_type_share`` of its best field's score;
+  a field that returns an entity type says more about the type it returns than about its
+  owner (``Repository.pullRequests`` matching "open pull requests" asks for ``PullRequest``):
+  the returned type gains ``linking_field_target_share`` of its score and the owner only
+  ``linking_field_owner_share``;
 * **where root fields lead** (:class:`~schemaseek.signals.root_leads.RootLeads`): a root
   field gains ``root_lead_share`` × the score of the best of the ``root_lead_targets``
   leading types it reaches, × ``root_lead_decay`` per hop after the first, ×
@@ -55,6 +58,8 @@ def apply_graphql_priors(
     if (
         not settings.type_role_weights
         and share == 0
+        and settings.linking_field_target_share == 0
+        and settings.linking_field_owner_share == 0
         and settings.intent_mismatch_weight == 1
         and settings.root_lead_share == 0
     ):
@@ -71,6 +76,8 @@ def apply_graphql_priors(
     before = max(fused[d] for d in kind_of)
 
     def credit(doc_id: str, score: float) -> None:
+        if score <= 0:
+            return
         if doc_id not in kind_of:
             doc = documents.get(doc_id)
             if doc is None:
@@ -81,8 +88,14 @@ def apply_graphql_priors(
     # evidence flows up before any scaling: fields to their type, wrappers to their node
     for doc_id, kind in list(kind_of.items()):
         doc = documents[doc_id]
-        if kind is DocKind.GRAPHQL_FIELD and share > 0 and not doc.data.get("input"):
-            credit(str(doc.data.get("parent") or ""), share * fused[doc_id])
+        if kind is DocKind.GRAPHQL_FIELD and not doc.data.get("input"):
+            owner = str(doc.data.get("parent") or "")
+            target = _entity_returned(documents, doc)
+            if target is None:
+                credit(owner, share * fused[doc_id])
+            else:
+                credit(target, settings.linking_field_target_share * fused[doc_id])
+                credit(owner, settings.linking_field_owner_share * fused[doc_id])
         elif kind is DocKind.GRAPHQL_TYPE and (wraps := doc.data.get("wraps")):
             credit(str(wraps), fused[doc_id])
     weights = settings.type_role_weights
@@ -129,3 +142,16 @@ def apply_graphql_priors(
         for doc_id in kind_of:
             out[doc_id] *= factor
     return out
+
+
+def _entity_returned(documents: Mapping[str, Document], field: Document) -> str | None:
+    """The entity type a field returns, through a connection or edge wrapper; ``None`` for a
+    field of a scalar, enum or other non-entity type (or one this index does not hold)."""
+    name = str(field.data.get("named_type") or "")
+    returned = documents.get(name)
+    if returned is not None and (wraps := returned.data.get("wraps")):
+        name = str(wraps)
+        returned = documents.get(name)
+    if returned is None or returned.kind is not DocKind.GRAPHQL_TYPE:
+        return None
+    return name if (returned.data.get("role") or "entity") == "entity" else None
