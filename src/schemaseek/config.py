@@ -99,9 +99,11 @@ class SearchSettings(BaseSettings):
     root_lead_hops: int = Field(default=3, ge=1, le=6)
     root_lead_argument_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     # when the question is about the asker's own things ("my to-do list"), the root field that
-    # returns the asker (`me`, `viewer`, `currentUser`) counts this many hops closer (0 = off:
-    # +0.018 root hit@5 on the dev halves at 2, -0.005 on the test halves; bench/QUALITY.md)
-    viewer_hop_credit: int = Field(default=0, ge=0, le=3)
+    # returns the asker (`me`, `viewer`, `currentUser`) counts this many hops closer (0 = off).
+    # Off in session 8 (-0.005 root hit@5 on the test halves); on since session 14, when with
+    # the linking-field evidence LOSO picked 2 in all eight folds (held out +0.021 root hit@5)
+    # and the test halves and Unraid lost nothing (root MRR +0.006); bench/QUALITY.md
+    viewer_hop_credit: int = Field(default=2, ge=0, le=3)
     # an action question's mutations whose verb is of another family of change than the
     # question's ("rename …" against createX / deleteX) are scaled by this (query/action_verbs.py;
     # 0.6 chosen on the dev halves of the eight GraphQL sets, bench/QUALITY.md)

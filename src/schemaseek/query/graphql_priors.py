@@ -20,8 +20,8 @@ Four facts about a GraphQL schema and its question decide what an agent can use,
   of the other kind (mutations and subscriptions for a read, queries for an action) are scaled
   by ``intent_mismatch_weight``; for an action, mutations whose own verb is of another family
   of change (:mod:`schemaseek.query.action_verbs`) by ``verb_mismatch_weight``; a question
-  about the asker's own things may bring the viewer root field ``viewer_hop_credit`` hops
-  closer to the types it reaches (off by default).
+  about the asker's own things brings the viewer root field ``viewer_hop_credit`` hops
+  closer to the types it reaches (2 by default).
 
 Scores are the fused scores of one search (any positive scale). The adjustments reorder the
 GraphQL items among themselves, never against other sources: afterwards GraphQL scores are
