@@ -135,6 +135,17 @@ def test_a_linking_field_is_evidence_for_the_type_it_returns(
     out = _fields(schema, {"User.memberships": 1.0})
     assert out["Membership"] == pytest.approx(0.8 * out["User.memberships"])
     assert out["User"] == pytest.approx(0.4 * out["User.memberships"])
+    # the explanation names the field, unless the type's own score was higher
+    docs, _ = schema
+    notes: dict[str, str] = {}
+    fused = {"User.memberships": 1.0, "Group": 0.1, "Membership.group": 0.5}
+    apply_graphql_priors(docs, fused, QuestionCues("read"), SearchSettings(), notes=notes)
+    assert notes["Membership"] == "returned by User.memberships"
+    assert notes["Group"] == "returned by Membership.group"
+    fused["Group"] = 0.9
+    notes.clear()
+    apply_graphql_priors(docs, fused, QuestionCues("read"), SearchSettings(), notes=notes)
+    assert "Group" not in notes
     # the earlier behaviour: the owner alone, at the field share
     owner_only = _fields(
         schema,

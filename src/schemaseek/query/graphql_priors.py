@@ -53,7 +53,7 @@ def apply_graphql_priors(
     notes: dict[str, str] | None = None,
 ) -> dict[str, float]:
     """``fused`` adjusted as the module docstring says (a new dict; unknown ids kept);
-    ``notes`` receives why a root field was credited."""
+    ``notes`` receives why a root field or a type was credited."""
     share = settings.field_to_type_share
     if (
         not settings.type_role_weights
@@ -75,17 +75,22 @@ def apply_graphql_priors(
         return out
     before = max(fused[d] for d in kind_of)
 
-    def credit(doc_id: str, score: float) -> None:
+    def credit(doc_id: str, score: float) -> bool:
+        """Raise ``doc_id`` to ``score``; whether it was raised."""
         if score <= 0:
-            return
+            return False
         if doc_id not in kind_of:
             doc = documents.get(doc_id)
             if doc is None:
-                return
+                return False
             kind_of[doc_id] = doc.kind
-        out[doc_id] = max(out.get(doc_id, 0.0), score)
+        if score <= out.get(doc_id, 0.0):
+            return False
+        out[doc_id] = score
+        return True
 
-    # evidence flows up before any scaling: fields to their type, wrappers to their node
+    # evidence flows up before any scaling: a field to the entity it returns and to its owner,
+    # a wrapper to its node
     for doc_id, kind in list(kind_of.items()):
         doc = documents[doc_id]
         if kind is DocKind.GRAPHQL_FIELD and not doc.data.get("input"):
@@ -93,9 +98,11 @@ def apply_graphql_priors(
             target = _entity_returned(documents, doc)
             if target is None:
                 credit(owner, share * fused[doc_id])
-            else:
-                credit(target, settings.linking_field_target_share * fused[doc_id])
-                credit(owner, settings.linking_field_owner_share * fused[doc_id])
+                continue
+            raised = credit(target, settings.linking_field_target_share * fused[doc_id])
+            credit(owner, settings.linking_field_owner_share * fused[doc_id])
+            if raised and notes is not None:
+                notes[target] = f"returned by {doc_id}"
         elif kind is DocKind.GRAPHQL_TYPE and (wraps := doc.data.get("wraps")):
             credit(str(wraps), fused[doc_id])
     weights = settings.type_role_weights
