@@ -85,7 +85,7 @@ class SearchSettings(BaseSettings):
     field_to_type_share: float = Field(default=0.8, ge=0.0, le=1.0)
     # a field that returns an entity type (`Repository.pullRequests`) is evidence for that type
     # first: it hands `linking_field_target_share` of its score to the type it returns and only
-    # `linking_field_owner_share` to its owner (session 13, chosen leave one schema out on the
+    # `linking_field_owner_share` to its owner (session 14, chosen leave one schema out on the
     # dev halves: type recall@10 +0.027 on the test halves, +0.021 on Unraid; bench/QUALITY.md).
     # 0 and 0.8 give the earlier behaviour (every field credits its owner alone)
     linking_field_target_share: float = Field(default=0.8, ge=0.0, le=1.0)

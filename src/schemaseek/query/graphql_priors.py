@@ -109,7 +109,7 @@ def apply_graphql_priors(
     entities: list[tuple[str, float]] = []
     for doc_id, kind in kind_of.items():
         if kind is DocKind.GRAPHQL_TYPE:
-            role = str(documents[doc_id].data.get("role") or "entity")
+            role = _role(documents[doc_id])
             out[doc_id] *= weights.get(role, 1.0)
             if role == "entity":
                 entities.append((doc_id, out[doc_id]))
@@ -161,4 +161,9 @@ def _entity_returned(documents: Mapping[str, Document], field: Document) -> str 
         returned = documents.get(name)
     if returned is None or returned.kind is not DocKind.GRAPHQL_TYPE:
         return None
-    return name if (returned.data.get("role") or "entity") == "entity" else None
+    return name if _role(returned) == "entity" else None
+
+
+def _role(graphql_type: Document) -> str:
+    """A type's role (:mod:`schemaseek.sources.graphql_roles`); one without is an entity."""
+    return str(graphql_type.data.get("role") or "entity")

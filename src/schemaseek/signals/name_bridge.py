@@ -33,7 +33,7 @@ from cachetools import LRUCache
 from schemaseek.arrays import FileFormatError, npy_bytes, npy_view
 from schemaseek.documents import DocKind, Document
 from schemaseek.embedding.base import EmbeddingProvider
-from schemaseek.signals.vector_kernels import faiss, omp_threads
+from schemaseek.signals.vector_kernels import nearest_rows
 from schemaseek.text import STOP_WORDS, split_words, stem
 
 __all__ = [
@@ -183,13 +183,7 @@ class NameVocabulary:
         # faiss's exhaustive kernel on one thread: reading the vocabulary is what costs
         # (memory-bound; about 0.9 ms CPU for three words against 7,000, bench/RESULTS.md)
         count = min(neighbours, len(self.words))
-        with omp_threads(1):
-            scores, best = faiss.knn(
-                np.ascontiguousarray(vectors, dtype=np.float32),
-                np.ascontiguousarray(self.vectors, dtype=np.float32),
-                count,
-                metric=faiss.METRIC_INNER_PRODUCT,
-            )
+        scores, best = nearest_rows(vectors, self.vectors, count)
         for row in range(len(vectors)):
             for score, i in zip(scores[row], best[row], strict=True):
                 if i >= 0 and score >= threshold:

@@ -61,6 +61,22 @@ def inner_products(matrix: Vectors, query: Vectors) -> Vectors:
     return out
 
 
+def nearest_rows(
+    queries: Vectors, matrix: Vectors, count: int
+) -> tuple[Vectors, npt.NDArray[np.int64]]:
+    """The ``count`` rows of ``matrix`` with the highest inner product to each query, exact
+    (faiss's exhaustive kernel on one thread): (scores, row numbers), one line per query,
+    best first; row -1 where ``matrix`` has fewer rows."""
+    with omp_threads(1):
+        scores, rows = faiss.knn(
+            np.ascontiguousarray(queries, dtype=np.float32),
+            np.ascontiguousarray(matrix, dtype=np.float32),
+            count,
+            metric=faiss.METRIC_INNER_PRODUCT,
+        )
+    return scores, rows
+
+
 def normalise(rows: Vectors) -> Vectors:
     """``rows`` scaled to unit length (all-zero rows stay zero), C-contiguous float32."""
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
