@@ -8,11 +8,13 @@ changes as in ``bench/tune.py``. Document and question vectors come from the on-
 
 The two schemas held out for independent evaluation (GitHub, Shopify) are refused. Unraid is
 our own held-out-only set (all ``test``, no dev half): run only when named, never with
-``--split dev``.
+``--split dev``. The six labelled sets also hold ``fresh`` questions (session 15), written
+after their test halves had been run with candidates several times: held out, like Unraid.
 
     .venv/bin/python bench/graphql_eval.py --split dev --variant base --variant 'weights.reach=1'
     .venv/bin/python bench/graphql_eval.py --schema linear --split test --by-kind
     .venv/bin/python bench/graphql_eval.py --schema unraid --split test --by-kind
+    .venv/bin/python bench/graphql_eval.py --split fresh --by-kind
 """
 
 from __future__ import annotations
@@ -160,7 +162,7 @@ def print_loso(results: dict[str, dict[str, dict[str, float]]], schemas: list[st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--schema", action="append", default=None)
-    parser.add_argument("--split", choices=("dev", "test", "all"), default="all")
+    parser.add_argument("--split", choices=("dev", "test", "fresh", "all"), default="all")
     parser.add_argument("--variant", action="append", default=None)
     parser.add_argument("--by-kind", action="store_true", help="one line per kind of question")
     parser.add_argument("--json", action="store_true")

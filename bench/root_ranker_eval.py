@@ -12,8 +12,8 @@ scores; nothing from the gold). A logistic regression (scikit-learn, L2, balance
 fitted on the gold / not-gold labels and reorders those root fields by its decision value.
 
 * ``--loso`` (dev halves + GitLab/Saleor): per schema, a model fitted on the other seven;
-* ``--held-out``: one model fitted on all dev questions, scored on the test halves and on
-  Unraid (our fresh set). GitHub and Shopify are never run.
+* ``--held-out``: one model fitted on all dev questions, scored on the test halves, on
+  Unraid and on the fresh questions of the six labelled sets. GitHub and Shopify are never run.
 
     .venv/bin/python bench/root_ranker_eval.py --loso
     .venv/bin/python bench/root_ranker_eval.py --held-out
@@ -247,6 +247,7 @@ def main() -> None:
         for label, rows in (
             ("test halves", collect(LABELLED, "test", args.depth)),
             ("Unraid", collect(list(FRESH), "test", args.depth)),
+            ("fresh questions", collect(LABELLED, "fresh", args.depth)),
         ):
             report(label, rows, model)
             for kind in sorted({r.kind for r in rows}):

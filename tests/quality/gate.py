@@ -16,7 +16,10 @@ Entries (hybrid mode, no glossary):
   Hashnode, Buildkite and Open Collective: the *test* halves of those sets, never tuned on
   (their dev halves are what GraphQL settings are chosen on, see bench/QUALITY.md);
 * ``unraid/root-fields`` and ``unraid/types``: a held-out-only set (all 64 questions, no dev
-  half), written in session 11 after every current default was chosen.
+  half), written in session 11 after every current default was chosen;
+* ``<schema>-fresh/root-fields`` and ``<schema>-fresh/types`` for the same six schemas: 32
+  fresh questions each, written in session 15 once the test halves had been run with
+  candidates several times (held out; bench/questions/README.md).
 
 A GraphQL schema is indexed once for its two entries.
 
@@ -140,6 +143,12 @@ for _schema in HELD_OUT_HALVES:
     )
     RUNS[f"{_schema}-test/types"] = GateRun(
         _schema, "pooled", TYPE, _graphql(_schema, "gold_types", "test")
+    )
+    RUNS[f"{_schema}-fresh/root-fields"] = GateRun(
+        _schema, "pooled", ROOT, _graphql(_schema, "gold_root_fields", "fresh")
+    )
+    RUNS[f"{_schema}-fresh/types"] = GateRun(
+        _schema, "pooled", TYPE, _graphql(_schema, "gold_types", "fresh")
     )
 
 
