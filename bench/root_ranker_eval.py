@@ -90,8 +90,9 @@ def _name_stems(name: str) -> set[str]:
     return set(tokenize(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)))
 
 
-def features(seen: Seen, root: str, rank: int, question: set[str]) -> list[float]:
-    """The :data:`FEATURES` of one root field in one search."""
+def features(seen: Seen, ranked: Sequence[str], question: set[str]) -> list[list[float]]:
+    """The :data:`FEATURES` of each root field of one search's ranking, best first (what is
+    the same for the whole search is computed once)."""
     docs, fused, out, cues, leads, s = (
         seen.documents, seen.fused, seen.out, seen.cues, seen.leads, seen.settings,
     )  # fmt: skip
@@ -117,6 +118,24 @@ def features(seen: Seen, root: str, rank: int, question: set[str]) -> list[float
         entities[: s.root_lead_targets], decay=s.root_lead_decay, max_hops=s.root_lead_hops,
         closer=closer,
     )  # fmt: skip
+    top_root = max(roots, default=1) or 1
+    return [
+        _root_features(seen, root, rank, question, before or 1, top_root, place, best)
+        for rank, root in enumerate(ranked)
+    ]
+
+
+def _root_features(
+    seen: Seen,
+    root: str,
+    rank: int,
+    question: set[str],
+    before: float,
+    top_root: float,
+    place: Mapping[str, int],
+    best: Mapping[str, tuple[float, str, int]],
+) -> list[float]:
+    docs, fused, out, cues, leads = seen.documents, seen.fused, seen.out, seen.cues, seen.leads
     evidence, target, hops = best.get(root, (0.0, "", 4))
     doc = docs[root]
     operation = doc.data.get("operation") or "query"
@@ -130,10 +149,10 @@ def features(seen: Seen, root: str, rank: int, question: set[str]) -> list[float
     made = mutation_families(root) if operation == "mutation" else frozenset()
     stems = _name_stems(root.rsplit(".", 1)[-1])
     return [
-        fused.get(root, 0.0) / (before or 1),
-        out.get(root, 0.0) / (max(roots, default=1) or 1),
+        fused.get(root, 0.0) / before,
+        out.get(root, 0.0) / top_root,
         1 / (1 + rank),
-        evidence / (before or 1),
+        evidence / before,
         float(hops == 1), float(hops == 2), float(hops == 3), float(hops > 3),
         1 / (1 + place.get(target, 99)),
         1 / (1 + place.get(str(wraps or named), 99)),
@@ -175,7 +194,7 @@ def collect(schemas: Sequence[str], split: str, depth: int) -> list[Asked]:
         for q in questions:
             ids = index.search(q.question, limit=depth, kinds=[DocKind.GRAPHQL_ROOT_FIELD]).ids()
             stems = set(tokenize(q.question))
-            table = [features(SEEN[0], r, i, stems) for i, r in enumerate(ids)]
+            table = features(SEEN[0], ids, stems)
             rows.append(
                 Asked(
                     schema, q.kind,
