@@ -7,14 +7,16 @@ GitLab and Saleor (no labels) count as tuning data (``dev``). Variants are ``key
 changes as in ``bench/tune.py``. Document and question vectors come from the on-disk cache.
 
 The two schemas held out for independent evaluation (GitHub, Shopify) are refused. Unraid is
-our own held-out-only set (all ``test``, no dev half): run only when named, never with
+our own held-out-only set (``test``, no dev half): run only when named, never with
 ``--split dev``. The six labelled sets also hold ``fresh`` questions (session 15), written
-after their test halves had been run with candidates several times: held out, like Unraid.
+after their test halves had been run with candidates several times, and those six and Unraid
+``fresh2`` questions (session 16, 10 of 24 actions each): held out, like Unraid.
 
     .venv/bin/python bench/graphql_eval.py --split dev --variant base --variant 'weights.reach=1'
     .venv/bin/python bench/graphql_eval.py --schema linear --split test --by-kind
     .venv/bin/python bench/graphql_eval.py --schema unraid --split test --by-kind
     .venv/bin/python bench/graphql_eval.py --split fresh --by-kind
+    .venv/bin/python bench/graphql_eval.py --split fresh2 --by-intent
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from schemaseek.embedding.disk_cache import DiskCachedProvider
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
 from schemaseek.evaluation.metrics import hit_at, recall_at, reciprocal_rank
 from schemaseek.index import SchemaIndex
+from schemaseek.query.intent import question_intent
 from schemaseek.query.state import IndexParts
 from schemaseek.sources.graphql import load_sdl
 from tune import PrecomputedQueries, settings_variant
@@ -162,9 +165,14 @@ def print_loso(results: dict[str, dict[str, dict[str, float]]], schemas: list[st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--schema", action="append", default=None)
-    parser.add_argument("--split", choices=("dev", "test", "fresh", "all"), default="all")
+    parser.add_argument("--split", choices=("dev", "test", "fresh", "fresh2", "all"), default="all")
     parser.add_argument("--variant", action="append", default=None)
     parser.add_argument("--by-kind", action="store_true", help="one line per kind of question")
+    parser.add_argument(
+        "--by-intent",
+        action="store_true",
+        help="one line for actions (mutations), one for reads; actions the rule finds or misses",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--loso",
@@ -190,12 +198,18 @@ def main() -> None:
         for variant in variants:
             rows, p50 = score_schema(index, schema, questions, variant)
             into = grouped[variant]
-            for name, _split, kind, metrics in rows:
+            for q, (name, _split, kind, metrics) in zip(questions, rows, strict=True):
                 into[name].append(metrics)
                 into["ALL"].append(metrics)
                 if args.by_kind:
                     into[f"{name}/{kind}"].append(metrics)
                     into[f"ALL/{kind}"].append(metrics)
+                if args.by_intent:  # and, for actions, whether the intent rule finds them
+                    acts = all(root.startswith("Mutation.") for root in q.roots)
+                    into[f"ALL/{'action' if acts else 'read'}"].append(metrics)
+                    if acts:
+                        found = question_intent(q.question) == "action"
+                        into[f"ALL/action/{'found' if found else 'missed'}"].append(metrics)
             cells = " ".join(f"{v:.3f}" for v in mean(into[schema]).values())
             print(
                 f"{schema:16} n={len(rows):3} {cells}  cpu p50 {p50:5.1f}ms  {variant}", flush=True

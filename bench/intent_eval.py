@@ -72,7 +72,7 @@ def fit(disk: DiskCachedProvider, questions: Sequence[Labelled]) -> LogisticRegr
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--schema", action="append", default=None)
-    parser.add_argument("--split", action="append", choices=("dev", "test", "fresh"))
+    parser.add_argument("--split", action="append", choices=("dev", "test", "fresh", "fresh2"))
     args = parser.parse_args()
     schemas = args.schema or [*TUNING, *LABELLED]
     if any(s not in (*TUNING, *LABELLED, *FRESH) for s in schemas):

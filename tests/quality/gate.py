@@ -15,11 +15,13 @@ Entries (hybrid mode, no glossary):
 * ``<schema>-test/root-fields`` and ``<schema>-test/types`` for Linear, monday.com, Artsy,
   Hashnode, Buildkite and Open Collective: the *test* halves of those sets, never tuned on
   (their dev halves are what GraphQL settings are chosen on, see bench/QUALITY.md);
-* ``unraid/root-fields`` and ``unraid/types``: a held-out-only set (all 64 questions, no dev
-  half), written in session 11 after every current default was chosen;
+* ``unraid/root-fields`` and ``unraid/types``: a held-out-only set (its 64 ``test``
+  questions, no dev half), written in session 11 after every current default was chosen;
 * ``<schema>-fresh/root-fields`` and ``<schema>-fresh/types`` for the same six schemas: 32
   fresh questions each, written in session 15 once the test halves had been run with
-  candidates several times (held out; bench/questions/README.md).
+  candidates several times (held out; bench/questions/README.md);
+* ``<schema>-fresh2/root-fields`` and ``<schema>-fresh2/types`` for those six and Unraid: 24
+  more each (10 of them actions), written in session 16 and run once per candidate.
 
 A GraphQL schema is indexed once for its two entries.
 
@@ -133,8 +135,10 @@ RUNS: dict[str, GateRun] = {
     "gitlab/types": GateRun("gitlab", "pooled", TYPE, _graphql("gitlab", "gold_types")),
     "saleor/root-fields": GateRun("saleor", "pooled", ROOT, _graphql("saleor", "gold_root_fields")),
     "saleor/types": GateRun("saleor", "pooled", TYPE, _graphql("saleor", "gold_types")),
-    "unraid/root-fields": GateRun("unraid", "pooled", ROOT, _graphql("unraid", "gold_root_fields")),
-    "unraid/types": GateRun("unraid", "pooled", TYPE, _graphql("unraid", "gold_types")),
+    "unraid/root-fields": GateRun(
+        "unraid", "pooled", ROOT, _graphql("unraid", "gold_root_fields", "test")
+    ),
+    "unraid/types": GateRun("unraid", "pooled", TYPE, _graphql("unraid", "gold_types", "test")),
 }
 HELD_OUT_HALVES = ("linear", "monday", "artsy", "hashnode", "buildkite", "opencollective")
 for _schema in HELD_OUT_HALVES:
@@ -149,6 +153,13 @@ for _schema in HELD_OUT_HALVES:
     )
     RUNS[f"{_schema}-fresh/types"] = GateRun(
         _schema, "pooled", TYPE, _graphql(_schema, "gold_types", "fresh")
+    )
+for _schema in (*HELD_OUT_HALVES, "unraid"):
+    RUNS[f"{_schema}-fresh2/root-fields"] = GateRun(
+        _schema, "pooled", ROOT, _graphql(_schema, "gold_root_fields", "fresh2")
+    )
+    RUNS[f"{_schema}-fresh2/types"] = GateRun(
+        _schema, "pooled", TYPE, _graphql(_schema, "gold_types", "fresh2")
     )
 
 

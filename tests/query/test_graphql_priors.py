@@ -11,7 +11,12 @@ from schemaseek.documents import Document
 from schemaseek.graph import SchemaGraph
 from schemaseek.query.action_verbs import mutation_families, verb_families
 from schemaseek.query.graphql_priors import apply_graphql_priors
-from schemaseek.query.intent import QuestionCues, question_cues, speaks_for_self
+from schemaseek.query.intent import (
+    QuestionCues,
+    question_cues,
+    question_intent,
+    speaks_for_self,
+)
 from schemaseek.signals.root_leads import RootLeads
 from schemaseek.sources.graphql import from_schema
 
@@ -59,6 +64,42 @@ def test_question_cues() -> None:
     )
     assert question_cues("Turn off alerts for my board").verb == "turn off"
     assert question_cues("Which groups do I belong to?") == QuestionCues("read", None, True)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Create a project for the spring launch", "action"),
+        ("Open a merge request from this branch", "action"),  # ambiguous verb + determiner
+        ("Open issues in the web team", "read"),
+        # an imperative with an object, verbs outside the list
+        ("Ditch the draft I started yesterday", "action"),
+        ("Nudge her about the unpaid invoice", "action"),
+        ("Kick off the nightly build again", "action"),
+        ("Spin up a preview environment", "action"),
+        ("Let's shelve the Q2 roadmap", "action"),
+        ("Bring back the board we retired", "action"),
+        # a later clause: context first, the request after, until a clause that asks
+        ("The spring launch is over, so archive its board", "action"),
+        ("If the nightly build fails again, retry it", "action"),
+        ("Is there a way to mute this channel?", "action"),
+        ("Before we pay, are there any red flags on this claim?", "read"),
+        ("As the owner, what can I do with this pledge: edit it, cancel it?", "read"),
+        ("For each team, list the open cycles", "read"),
+        # reads: look-up verbs, auxiliaries, wh-words, noun phrases, times
+        ("Pull up the invoices from March", "read"),
+        ("Show the contributors of this repository", "read"),
+        ("Chart the signups per day", "read"),
+        ("Can the owner approve their own expense?", "read"),
+        ("Does the team have a backlog?", "read"),
+        ("Which boards did Dana archive?", "read"),
+        ("Spend this month by department", "read"),
+        ("Comments on the launch post", "read"),
+        ("Orders over $100 from last week", "read"),
+    ],
+)
+def test_question_intent(question: str, expected: str) -> None:
+    assert question_intent(question) == expected
 
 
 @pytest.mark.parametrize(
