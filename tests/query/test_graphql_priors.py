@@ -79,6 +79,11 @@ def test_question_cues() -> None:
         ("Spin up a preview environment", "action"),
         ("Let's shelve the Q2 roadmap", "action"),
         ("Bring back the board we retired", "action"),
+        ("Bring all our tasks over from the old tracker", "action"),
+        ("Bring up the failed builds of this week", "read"),
+        ("Get rid of the webhook we set up for releases", "action"),
+        ("Remind me about this invoice on Friday", "action"),
+        ("Tell me which invoices are overdue", "read"),
         # a later clause: context first, the request after, until a clause that asks
         ("The spring launch is over, so archive its board", "action"),
         ("If the nightly build fails again, retry it", "action"),

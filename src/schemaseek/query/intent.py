@@ -88,7 +88,7 @@ _WORD = re.compile(r"[a-z][a-z']*")
 
 READ_VERBS = frozenset(
     {
-        "break", "browse", "bring", "calculate", "chart", "check", "compare", "compute", "count",
+        "break", "browse", "calculate", "chart", "check", "compare", "compute", "count",
         "describe", "display", "do", "enumerate", "explain", "fetch", "filter", "find", "get",
         "give", "graph", "help", "identify", "let", "list", "look", "lookup", "name", "plot",
         "print", "pull", "query", "rank", "read", "report", "retrieve", "return", "search",
@@ -97,13 +97,13 @@ READ_VERBS = frozenset(
     }
 )  # fmt: skip
 """Verbs that only look things up: an imperative starting with one reads ("show the…"),
-except "pull"/"bring" with a particle other than "up" ("bring back the board")."""
+except "pull" with a particle other than "up" ("pull out the …")."""
 _AUXILIARIES = frozenset(
     {"am", "are", "can", "could", "did", "do", "does", "had", "has", "have", "is", "may",
      "might", "must", "shall", "should", "was", "were", "will", "would"}
 )  # fmt: skip
 _WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
-_OBJECTS = _DETERMINERS | {"her", "him", "them", "it", "us", "everyone", "everybody",
+_OBJECTS = _DETERMINERS | {"me", "her", "him", "them", "it", "us", "everyone", "everybody",
                            "everything", "whoever"}  # fmt: skip
 _PARTICLES = frozenset({"up", "down", "off", "out", "away", "back"})
 _TIME_WORDS = frozenset(
@@ -125,7 +125,9 @@ def _imperative_with_object(words: list[str]) -> bool:
     verb, second = words[0], words[1]
     third = words[2] if len(words) > 2 else ""
     if verb in READ_VERBS:
-        return verb in ("pull", "bring") and second in _PARTICLES - {"up"}
+        return verb == "pull" and second in _PARTICLES - {"up"}
+    if verb == "bring" and second in ("up", "me"):  # "bring up the…" reads
+        return False
     if second in _OBJECTS:
         shaped = third not in _TIME_WORDS
     else:
@@ -156,6 +158,8 @@ def _clause_action_verb(clause: str) -> str | None:
     second = words[1] if len(words) > 1 else ""
     if first == "turn" and second in ("on", "off"):
         return f"turn {second}"
+    if first == "get" and second == "rid" and words[2:3] == ["of"]:
+        return "get rid of"
     if first in AMBIGUOUS_VERBS and second in _DETERMINERS:
         return first
     if _imperative_with_object(words):
@@ -184,7 +188,7 @@ def _action_verb(question: str) -> str | None:
 def question_intent(question: str) -> Intent:
     """``"action"`` when the question's first verb (after lead-ins) changes something
     (:data:`ACTION_VERBS`, or an imperative with an object), else ``"read"``. ``turn on/off``
-    counts as an action."""
+    and ``get rid of`` count as actions."""
     return "read" if _action_verb(question) is None else "action"
 
 
