@@ -148,8 +148,8 @@ def _first_words(question: str) -> list[str]:
     return text.split()
 
 
-def _clause_action_verb(clause: str) -> str | None:
-    words = _first_words(clause)
+def _clause_action_verb(words: list[str]) -> str | None:
+    """The action verb that the first words of one clause (lead-ins removed) start with."""
     if not words:
         return None
     first = words[0]
@@ -176,10 +176,10 @@ def _action_verb(question: str) -> str | None:
     archive the board"); the search stops at the first clause that asks (a wh-word, an
     auxiliary or a look-up verb first: "before we pay, are there any red flags?")."""
     for clause in _CLAUSE_BOUNDARY.split(question):
-        found = _clause_action_verb(clause)
+        words = _first_words(clause)
+        found = _clause_action_verb(words)
         if found is not None:
             return found
-        words = _first_words(clause)
         if words and words[0] in _ASKING:
             return None
     return None
