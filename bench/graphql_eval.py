@@ -165,7 +165,9 @@ def print_loso(results: dict[str, dict[str, dict[str, float]]], schemas: list[st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--schema", action="append", default=None)
-    parser.add_argument("--split", choices=("dev", "test", "fresh", "fresh2", "all"), default="all")
+    parser.add_argument(
+        "--split", choices=("dev", "test", "fresh", "fresh2", "fresh3", "all"), default="all"
+    )
     parser.add_argument("--variant", action="append", default=None)
     parser.add_argument("--by-kind", action="store_true", help="one line per kind of question")
     parser.add_argument(

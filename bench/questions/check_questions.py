@@ -42,7 +42,7 @@ REQUIRED_KEYS = {"id", "question", "gold", "gold_root_fields", "gold_types"}
 #: Keys the newer sets carry (all of them or none): the kind of question and its half.
 LABEL_KEYS = {"kind", "split"}
 KINDS = ("vocabulary_gap", "exact_name", "conceptual", "multi_type")
-SPLITS = ("dev", "test", "fresh", "fresh2")
+SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3")
 
 
 def load_schema(path):
