@@ -10,13 +10,15 @@ The two schemas held out for independent evaluation (GitHub, Shopify) are refuse
 our own held-out-only set (``test``, no dev half): run only when named, never with
 ``--split dev``. The six labelled sets also hold ``fresh`` questions (session 15), written
 after their test halves had been run with candidates several times, and those six and Unraid
-``fresh2`` questions (session 16, 10 of 24 actions each): held out, like Unraid.
+``fresh2`` questions (session 16, 10 of 24 actions each) and ``fresh3`` questions (session 17,
+a natural 5 of 24 actions each): held out, like Unraid.
 
     .venv/bin/python bench/graphql_eval.py --split dev --variant base --variant 'weights.reach=1'
     .venv/bin/python bench/graphql_eval.py --schema linear --split test --by-kind
     .venv/bin/python bench/graphql_eval.py --schema unraid --split test --by-kind
     .venv/bin/python bench/graphql_eval.py --split fresh --by-kind
     .venv/bin/python bench/graphql_eval.py --split fresh2 --by-intent
+    .venv/bin/python bench/graphql_eval.py --split fresh3 --by-intent
 """
 
 from __future__ import annotations

@@ -21,7 +21,9 @@ Entries (hybrid mode, no glossary):
   fresh questions each, written in session 15 once the test halves had been run with
   candidates several times (held out; bench/questions/README.md);
 * ``<schema>-fresh2/root-fields`` and ``<schema>-fresh2/types`` for those six and Unraid: 24
-  more each (10 of them actions), written in session 16 and run once per candidate.
+  more each (10 of them actions), written in session 16 and run once per candidate;
+* ``<schema>-fresh3/…`` likewise: 24 more each with a natural share of actions (5 of 24),
+  written in session 17 from a brief that prescribes no phrasing.
 
 A GraphQL schema is indexed once for its two entries.
 
@@ -155,12 +157,13 @@ for _schema in HELD_OUT_HALVES:
         _schema, "pooled", TYPE, _graphql(_schema, "gold_types", "fresh")
     )
 for _schema in (*HELD_OUT_HALVES, "unraid"):
-    RUNS[f"{_schema}-fresh2/root-fields"] = GateRun(
-        _schema, "pooled", ROOT, _graphql(_schema, "gold_root_fields", "fresh2")
-    )
-    RUNS[f"{_schema}-fresh2/types"] = GateRun(
-        _schema, "pooled", TYPE, _graphql(_schema, "gold_types", "fresh2")
-    )
+    for _split in ("fresh2", "fresh3"):
+        RUNS[f"{_schema}-{_split}/root-fields"] = GateRun(
+            _schema, "pooled", ROOT, _graphql(_schema, "gold_root_fields", _split)
+        )
+        RUNS[f"{_schema}-{_split}/types"] = GateRun(
+            _schema, "pooled", TYPE, _graphql(_schema, "gold_types", _split)
+        )
 
 
 def measure(name: str, settings: SearchSettings | None = None) -> dict[str, float]:

@@ -126,7 +126,9 @@ def test_mutation_families(name: str, families: set[str]) -> None:
 
 def test_verb_families_of_ambiguous_verbs() -> None:
     assert verb_families("stop") == {"retire", "cancel"}
-    assert verb_families("turn off") == {"change"}
+    assert verb_families("turn off") == {"change", "retire"}
+    assert verb_families("turn on") == {"change", "restore"}
+    assert verb_families("get rid of") == {"delete"}
     assert verb_families(None) == frozenset()
     assert verb_families("frobnicate") == frozenset()
 

@@ -54,6 +54,14 @@ for _family, _verbs in _FAMILIES.items():
     for _verb in _verbs.split():
         VERB_FAMILIES[_verb] = VERB_FAMILIES.get(_verb, frozenset()) | {_family}
 
+_PHRASES: Mapping[str, frozenset[str]] = {
+    "turn on": frozenset({"change", "restore"}),  # a setting, or "enable"
+    "turn off": frozenset({"change", "retire"}),  # a setting, or "disable"
+    "get rid of": frozenset({"delete"}),
+}
+"""Multi-word verbs whose families are not (only) their first word's: "turn" alone changes a
+setting, "turn on" may also enable and "turn off" disable."""
+
 _NOUN_LIKE = (
     "issue post file record log draft request message email tag label flag pin book copy "
     "release merge block schedule invite link reply new open"
@@ -65,9 +73,12 @@ _NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 def verb_families(verb: str | None) -> frozenset[str]:
-    """The families of a question's action verb ("turn off" counts as its first word)."""
+    """The families of a question's action verb: a multi-word verb's own ("turn off"
+    disables), else its first word's."""
     if not verb:
         return frozenset()
+    if verb in _PHRASES:
+        return _PHRASES[verb]
     return VERB_FAMILIES.get(verb.split()[0], frozenset())
 
 
