@@ -101,6 +101,14 @@ def test_question_cues() -> None:
         ("Spend this month by department", "read"),
         ("Comments on the launch post", "read"),
         ("Orders over $100 from last week", "read"),
+        # verbs that ask for information; "give" acts only when it grants
+        ("Provide the names of the members who joined in 2020", "read"),
+        ("State the zip code of the club's treasurer", "read"),
+        ("I'd like to know the average rating per genre", "read"),
+        ("Give the names of the countries in Europe", "read"),
+        ("Give me the admin report for March", "read"),
+        ("Give the QA team read-only access to the release pipeline", "action"),
+        ("Give a teammate editor rights on our blog", "action"),
     ],
 )
 def test_question_intent(question: str, expected: str) -> None:

@@ -8,11 +8,13 @@ invite a user?") by mutations. The rule looks at the first word after the usual 
 * a verb of :data:`ACTION_VERBS` makes it an action. That list is general English for changing
   things, written without looking at any benchmark question, then extended with the dev halves'
   misses (bench/QUALITY.md); words that are as often nouns or reads ("open", "issue", "record")
-  count only when a determiner follows, and "report", "list" or "order" never;
+  count only when a determiner follows, and "report", "list" or "order" never; "give" counts
+  only when it grants ("give the QA team access"), not when it asks ("give the names of…");
 * otherwise, an **imperative with an object** is an action: any English verb in its base form
   (lemminflect's dictionary) followed by a determiner or an object pronoun ("nudge her",
   "ditch the draft"), or by a particle and one ("kick off the build"), unless the verb only
-  looks things up (:data:`READ_VERBS`), the first word is an auxiliary ("can the owner
+  looks things up or asks for information (:data:`READ_VERBS`: "show", "provide", "state",
+  "determine", "know", ...), the first word is an auxiliary ("can the owner
   approve…" asks), or the pair is a time ("spend this month"). Held out, the verb list alone
   missed actions phrased with everyday verbs (session 16, bench/QUALITY.md);
 * both tests run at the start of the question and then of each later clause (after a comma,
@@ -67,7 +69,7 @@ ACTION_VERBS = frozenset(
 """Verbs that change something (a question starting with one asks for an action)."""
 
 AMBIGUOUS_VERBS = frozenset(
-    {"ask", "file", "give", "issue", "keep", "make", "open", "record", "ship", "take"}
+    {"ask", "file", "issue", "keep", "make", "open", "record", "ship", "take"}
 )
 """Words that act only when a determiner follows ("open a merge request", not "open issues")."""
 _DETERMINERS = frozenset(
@@ -88,16 +90,25 @@ _WORD = re.compile(r"[a-z][a-z']*")
 
 READ_VERBS = frozenset(
     {
-        "break", "browse", "calculate", "chart", "check", "compare", "compute", "count",
-        "describe", "display", "do", "enumerate", "explain", "fetch", "filter", "find", "get",
-        "give", "graph", "help", "identify", "let", "list", "look", "lookup", "name", "plot",
-        "print", "pull", "query", "rank", "read", "report", "retrieve", "return", "search",
-        "see", "show", "sort", "sum", "summarise", "summarize", "tally", "tell", "total",
-        "trace", "view", "visualise", "visualize", "walk",
+        "analyse", "analyze", "assess", "break", "browse", "calculate", "chart", "check",
+        "compare", "compile", "compute", "count", "describe", "detail", "determine", "display",
+        "do", "enumerate", "estimate", "evaluate", "examine", "explain", "fetch", "figure",
+        "filter", "find", "get", "give", "graph", "help", "identify", "indicate", "inspect",
+        "investigate", "know", "learn", "let", "list", "look", "lookup", "measure", "mention",
+        "name", "outline", "plot", "print", "provide", "pull", "query", "rank", "read",
+        "report", "retrieve", "return", "search", "see", "show", "sort", "specify", "state",
+        "sum", "summarise", "summarize", "tally", "tell", "total", "trace", "understand",
+        "view", "visualise", "visualize", "walk",
     }
 )  # fmt: skip
-"""Verbs that only look things up: an imperative starting with one reads ("show the…"),
-except "pull" with a particle other than "up" ("pull out the …")."""
+"""Verbs that only look things up: an imperative starting with one reads ("show the…",
+"provide the names of…", "state the…"), except "pull" with a particle other than "up" ("pull
+out the …") and "give" in the sense of granting ("give the QA team access")."""
+_GRANTED = frozenset(
+    {"access", "admin", "control", "credit", "credits", "ownership", "permission",
+     "permissions", "right", "rights", "role", "roles", "seat", "seats"}
+)  # fmt: skip
+"""What one gives someone, as opposed to information ("give the names of…" reads)."""
 _AUXILIARIES = frozenset(
     {"am", "are", "can", "could", "did", "do", "does", "had", "has", "have", "is", "may",
      "might", "must", "shall", "should", "was", "were", "will", "would"}
@@ -160,6 +171,9 @@ def _clause_action_verb(words: list[str]) -> str | None:
         return f"turn {second}"
     if first == "get" and second == "rid" and words[2:3] == ["of"]:
         return "get rid of"
+    if first == "give":  # grants ("give her admin rights"), else asks ("give me the names…")
+        granted = second not in ("me", "us") and _GRANTED.intersection(words[1:8])
+        return first if granted else None
     if first in AMBIGUOUS_VERBS and second in _DETERMINERS:
         return first
     if _imperative_with_object(words):
