@@ -52,6 +52,13 @@ def schema() -> tuple[dict[str, Document], RootLeads]:
         ("How do I page through all rows?", False),
         ("Show me all open orders", False),
         ("Which apps get notified when an order is created?", False),
+        # a wish is not ownership; nor is "i.e." or a word of another script
+        ("I want the week-by-week totals of the search project", False),
+        ("I'd like to know the open rate of last month's newsletter", False),
+        ("I'm particularly interested in the busiest channel", False),
+        ("I'd like to see the tickets assigned to me", True),
+        ("Patients still alive (i.e., no date of death)", False),
+        ('The expansion type of the set "Huitième édition"', False),
     ],
 )
 def test_speaks_for_self(question: str, expected: bool) -> None:

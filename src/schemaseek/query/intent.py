@@ -232,17 +232,29 @@ _NOT_OWNER_BEFORE_I = frozenset(
 )  # fmt: skip
 """Words before "I" that make it a generic user ("where can I download…", "how do I page…")."""
 _NOT_OWNER_BEFORE_ME = frozenset({"show", "give", "tell", "let", "help", "notify", "remind"})
+_WISHING = frozenset(
+    {"want", "wanted", "would", "like", "need", "wish", "wonder", "wondering", "interested",
+     "curious", "hope", "prefer", "expect", "think", "believe", "care", "particularly",
+     "really", "also", "just", "mainly", "especially", "only"}
+)  # fmt: skip
+"""Words after "I" / "I'd" / "I'm" that make it the asker's wish, not their things ("I want
+the full name of…", "I'd like to know…", "I'm particularly interested in…")."""
+_SELF_WORD = re.compile(r"[^\W\d_][\w']*")  # letters of any script: "huitième" is one word
+_ABBREVIATIONS = re.compile(r"\b(?:i\.e|e\.g)\.")
 
 
 def speaks_for_self(question: str) -> bool:
     """Whether the asker asks about their own things ("my to-do list", "which groups do I
     belong to", "tickets assigned to me"): a possessive "my"/"mine", or "I"/"me" not used as
-    a generic user ("where can I…", "how do I…") or an idiom ("show me…")."""
-    words = _WORD.findall(question.lower())
+    a generic user ("where can I…", "how do I…"), an idiom ("show me…") or a wish ("I'd like
+    to know…")."""
+    words = _SELF_WORD.findall(_ABBREVIATIONS.sub(" ", question.lower()))
     for at, word in enumerate(words):
         if _SELF.fullmatch(word) is None:
             continue
         before = words[max(0, at - 2) : at]
+        if word in ("i", "i'd", "i'm") and words[at + 1 : at + 2] and words[at + 1] in _WISHING:
+            continue
         if word == "i":
             if not any(w in _NOT_OWNER_BEFORE_I for w in before):
                 return True
