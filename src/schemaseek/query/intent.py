@@ -86,7 +86,7 @@ _LEAD_INS = (
     "let us", "is there a way to", "is there any way to", "any way to", "is there a way i can",
     "what's the way to",
 )  # fmt: skip
-_WORD = re.compile(r"[a-z][a-z']*")
+_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|')*")  # letters of any script: "huitième" is one word
 
 READ_VERBS = frozenset(
     {
@@ -239,7 +239,6 @@ _WISHING = frozenset(
 )  # fmt: skip
 """Words after "I" / "I'd" / "I'm" that make it the asker's wish, not their things ("I want
 the full name of…", "I'd like to know…", "I'm particularly interested in…")."""
-_SELF_WORD = re.compile(r"[^\W\d_][\w']*")  # letters of any script: "huitième" is one word
 _ABBREVIATIONS = re.compile(r"\b(?:i\.e|e\.g)\.")
 
 
@@ -248,12 +247,12 @@ def speaks_for_self(question: str) -> bool:
     belong to", "tickets assigned to me"): a possessive "my"/"mine", or "I"/"me" not used as
     a generic user ("where can I…", "how do I…"), an idiom ("show me…") or a wish ("I'd like
     to know…")."""
-    words = _SELF_WORD.findall(_ABBREVIATIONS.sub(" ", question.lower()))
+    words = _WORD.findall(_ABBREVIATIONS.sub(" ", question.lower()))
     for at, word in enumerate(words):
         if _SELF.fullmatch(word) is None:
             continue
         before = words[max(0, at - 2) : at]
-        if word in ("i", "i'd", "i'm") and words[at + 1 : at + 2] and words[at + 1] in _WISHING:
+        if word in ("i", "i'd", "i'm") and at + 1 < len(words) and words[at + 1] in _WISHING:
             continue
         if word == "i":
             if not any(w in _NOT_OWNER_BEFORE_I for w in before):
