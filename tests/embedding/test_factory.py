@@ -38,6 +38,7 @@ READ = {
     "query_embedding_timeout_s",
     "query_prefix",
     "device",
+    "onnx_model",
 }
 
 

@@ -30,8 +30,9 @@ def provider_names() -> list[str]:
 def provider_from_settings(settings: SearchSettings) -> EmbeddingProvider:
     """The provider ``settings.embedding_provider`` names, configured from ``settings``.
 
-    ``"onnx"``: the local all-MiniLM-L6-v2 model with ``device``, ``embedding_batch_size`` and
-    ``query_prefix``. ``"openai"``: an OpenAI-compatible server with ``embedding_model``,
+    ``"onnx"``: the local all-MiniLM-L6-v2 model, or the one in the ``onnx_model`` directory,
+    with ``device``, ``embedding_batch_size`` and ``query_prefix``. ``"openai"``: an
+    OpenAI-compatible server with ``embedding_model``,
     ``embedding_base_url``, ``embedding_dimensions``, ``embedding_api_key_env``,
     ``embedding_batch_size``, ``embedding_max_in_flight``, ``query_embedding_timeout_s`` and
     ``query_prefix``.
@@ -50,6 +51,7 @@ def provider_from_settings(settings: SearchSettings) -> EmbeddingProvider:
         )
     return create_provider(
         "onnx",
+        model_dir=settings.onnx_model,
         device=settings.device,
         batch_size=settings.embedding_batch_size,
         query_prefix=settings.query_prefix,
@@ -79,11 +81,13 @@ def create_provider(
     api_key_env: str | None = None,
     query_timeout_s: float | None = None,
     max_in_flight: int | None = None,
+    model_dir: str | None = None,
 ) -> EmbeddingProvider:
     """Build the embedding provider called ``name``.
 
-    ``"onnx"`` is the local all-MiniLM-L6-v2 model; ``device`` applies to it only (default
-    ``"cpu"``). ``"openai"`` is any OpenAI-compatible ``/v1/embeddings`` server; ``model``,
+    ``"onnx"`` is the local all-MiniLM-L6-v2 model, or the model in ``model_dir``
+    (:mod:`schemaseek.embedding.model_dir`); ``device`` and ``model_dir`` apply to it only
+    (default ``"cpu"``). ``"openai"`` is any OpenAI-compatible ``/v1/embeddings`` server; ``model``,
     ``base_url``, ``api_key_env``, ``query_timeout_s`` and ``max_in_flight`` apply to it only
     (defaults: those of :class:`~schemaseek.embedding.openai_compat.OpenAICompatibleProvider`).
     ``dimensions`` (default: the backend's), ``batch_size`` and ``query_prefix`` apply to both.
@@ -101,6 +105,25 @@ def create_provider(
         _reject(name, [option for option, value in remote.items() if value is not None])
         from schemaseek.embedding.onnx import DEFAULT_DIMENSIONS, OnnxEmbeddingProvider
 
+        if model_dir:
+            from schemaseek.embedding.model_dir import read_model_directory
+
+            found = read_model_directory(model_dir)
+            if dimensions is not None and dimensions != found.dimensions:
+                raise ConfigError(
+                    f"dimensions={dimensions}, but the model in {model_dir} gives "
+                    f"{found.dimensions}"
+                )
+            return OnnxEmbeddingProvider(
+                found.model_path,
+                found.tokenizer_path,
+                model_id=found.model_id,
+                dimensions=found.dimensions,
+                max_tokens=found.max_tokens,
+                device=device or "cpu",
+                batch_size=batch_size,
+                query_prefix=query_prefix,
+            )
         return OnnxEmbeddingProvider(
             dimensions=DEFAULT_DIMENSIONS if dimensions is None else dimensions,
             device=device or "cpu",
@@ -108,7 +131,7 @@ def create_provider(
             query_prefix=query_prefix,
         )
     if key == "openai":
-        _reject(name, ["device"] if device is not None else [])
+        _reject(name, [o for o, v in (("device", device), ("model_dir", model_dir)) if v])
         from schemaseek.embedding import openai_compat
 
         return openai_compat.OpenAICompatibleProvider(

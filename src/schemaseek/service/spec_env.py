@@ -130,11 +130,15 @@ def apply_composites(
         and (env.get("SCHEMASEEK_EMBEDDING_PROVIDER") or search.get("embedding_provider", "onnx"))
         != "openai"
     ):
-        raise ConfigError(
-            f"SEARCH_EMBEDDING_MODEL={model!r}: the bundled local model is all-MiniLM-L6-v2; "
-            "serve another one behind an OpenAI-compatible endpoint and set "
-            "SCHEMASEEK_EMBEDDING_PROVIDER=openai and SCHEMASEEK_EMBEDDING_BASE_URL"
-        )
+        if not Path(model).expanduser().is_dir():
+            raise ConfigError(
+                f"SEARCH_EMBEDDING_MODEL={model!r}: the bundled local model is all-MiniLM-L6-v2; "
+                "name a directory holding model.onnx and tokenizer.json (e.g. the one `make "
+                "model-mpnet` builds), or serve another model behind an OpenAI-compatible "
+                "endpoint and set SCHEMASEEK_EMBEDDING_PROVIDER=openai and "
+                "SCHEMASEEK_EMBEDDING_BASE_URL"
+            )
+        search["onnx_model"] = model  # checked when the provider is built
     reranker = env.get("SEARCH_RERANKER_MODEL")
     if reranker:
         path = Path(reranker)
