@@ -1,4 +1,5 @@
-"""What a model directory (``onnx_model``) costs beside the packaged MiniLM, interleaved.
+"""What a model directory (``onnx_model``) costs beside the packaged MiniLM, alone and fused
+with it, interleaved.
 
 For each model: bulk embedding of real document texts (the Saleor schema's, the first
 ``--documents``; all cores, as an index build runs it) and single-question embedding (one
@@ -45,6 +46,9 @@ def main() -> None:
     models: dict[str, EmbeddingProvider] = {
         "all-MiniLM-L6-v2 int8 (default)": create_provider("onnx"),
         Path(args.model_dir).name: create_provider("onnx", model_dir=args.model_dir),
+        "fused, share 0.7 (the option's default)": create_provider(
+            "onnx", model_dir=args.model_dir, model_share=0.7
+        ),
     }
     for provider in models.values():  # load both sessions before anything is timed
         provider.embed(texts[:4])

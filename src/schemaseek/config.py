@@ -178,6 +178,10 @@ class SearchSettings(BaseSettings):
     # model_dir) instead of the packaged all-MiniLM-L6-v2, e.g. the all-mpnet-base-v2 that
     # `make model-mpnet` builds (better held out, about 6x the embedding time: bench/QUALITY.md)
     onnx_model: str | None = None
+    # the share of the dense score that onnx_model's vectors give; the packaged MiniLM gives the
+    # rest (both models embed; schemaseek.embedding.fused). 1 = the directory's model alone.
+    # 0.7 was chosen leave one schema out on the GraphQL dev halves with all-mpnet-base-v2
+    onnx_model_share: float = Field(default=0.7, gt=0.0, le=1.0)
     embedding_model: str = "text-embedding-3-small"
     embedding_base_url: str = "https://api.openai.com/v1"
     embedding_api_key_env: str = "OPENAI_API_KEY"

@@ -39,6 +39,7 @@ READ = {
     "query_prefix",
     "device",
     "onnx_model",
+    "onnx_model_share",
 }
 
 

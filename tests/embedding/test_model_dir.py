@@ -18,8 +18,10 @@ from tokenizers import Tokenizer
 from schemaseek.config import SearchSettings
 from schemaseek.documents import DocKind
 from schemaseek.embedding.factory import create_provider, provider_from_settings
+from schemaseek.embedding.fused import FusedProvider
 from schemaseek.embedding.model_dir import MANIFEST, read_model_directory
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
+from schemaseek.embedding.question_store import find_token_vectors
 from schemaseek.errors import ConfigError
 from schemaseek.index import SchemaIndex
 from schemaseek.query.state import Mode
@@ -123,7 +125,8 @@ def test_a_broken_manifest_is_refused(tmp_path: Path) -> None:
 
 def test_the_setting_gives_a_provider_whose_vectors_are_the_models(tmp_path: Path) -> None:
     table = model_directory(tmp_path, manifest={"model_id": "tiny-v1", "dimensions": DIM})
-    provider = provider_from_settings(SearchSettings(onnx_model=str(tmp_path), device="cpu"))
+    settings = SearchSettings(onnx_model=str(tmp_path), onnx_model_share=1.0, device="cpu")
+    provider = provider_from_settings(settings)
     assert isinstance(provider, OnnxEmbeddingProvider)
     assert (provider.model_id, provider.dimensions, provider.loaded) == ("tiny-v1", DIM, False)
     texts = ["royalty payments for the artist", "weather station rain"]
@@ -132,6 +135,38 @@ def test_the_setting_gives_a_provider_whose_vectors_are_the_models(tmp_path: Pat
     for text, vector in zip(texts, vectors, strict=True):
         np.testing.assert_allclose(vector, reference(tmp_path, table, text), atol=1e-5)
     np.testing.assert_allclose(provider.embed_query(texts[0]), vectors[0], atol=1e-6)
+
+
+def test_by_default_the_directory_model_is_fused_with_the_packaged_one(tmp_path: Path) -> None:
+    table = model_directory(tmp_path, manifest={"model_id": "tiny-v1", "dimensions": DIM})
+    provider = provider_from_settings(SearchSettings(onnx_model=str(tmp_path)))
+    assert isinstance(provider, FusedProvider)
+    assert provider.share == SearchSettings().onnx_model_share == 0.7
+    assert provider.model_id == "fused:all-MiniLM-L6-v2-int8-onnx+tiny-v1@0.7"
+    assert provider.dimensions == 384 + DIM
+    assert find_token_vectors(provider) is provider.provider  # the reranker reads the second
+    texts = ["royalty payments for the artist", "weather station rain", "customer orders"]
+    fused = provider.embed(texts)
+    packaged = OnnxEmbeddingProvider().embed(texts)
+    np.testing.assert_allclose(np.linalg.norm(fused, axis=1), 1.0, atol=1e-5)
+    for i in range(len(texts)):
+        for j in range(len(texts)):
+            tiny = reference(tmp_path, table, texts[i]) @ reference(tmp_path, table, texts[j])
+            mixed = 0.3 * float(packaged[i] @ packaged[j]) + 0.7 * float(tiny)
+            assert float(fused[i] @ fused[j]) == pytest.approx(mixed, abs=1e-5)
+    np.testing.assert_allclose(provider.embed_query(texts[1]), fused[1], atol=1e-5)
+
+
+def test_a_share_needs_a_directory_and_lies_in_zero_to_one(tmp_path: Path) -> None:
+    model_directory(tmp_path, manifest={"dimensions": DIM})
+    with pytest.raises(ConfigError, match="needs model_dir"):
+        create_provider("onnx", model_share=0.5)
+    with pytest.raises(ConfigError, match="must be in"):
+        create_provider("onnx", model_dir=str(tmp_path), model_share=1.5)
+    with pytest.raises(ConfigError, match="between 0 and 1"):
+        FusedProvider(OnnxEmbeddingProvider(), OnnxEmbeddingProvider(), 1.0)
+    with pytest.raises(ValueError, match="onnx_model_share"):
+        SearchSettings(onnx_model_share=0)
 
 
 def test_the_option_belongs_to_the_local_backend_and_must_agree_on_size(tmp_path: Path) -> None:
@@ -153,7 +188,9 @@ def test_an_index_searches_with_the_directory_model(tmp_path: Path) -> None:
         "type Query { payments: [Payment!]! stations: [Station!]! }\n",
         encoding="utf-8",
     )
-    settings = SearchSettings(onnx_model=str(tmp_path / "model"), reranker="none")
+    settings = SearchSettings(
+        onnx_model=str(tmp_path / "model"), onnx_model_share=1.0, reranker="none"
+    )
     index = SchemaIndex([load_sdl(sdl, "music")], settings=settings)
     index.build()
     assert index.provider is not None and index.provider.model_id == "tiny-v1"

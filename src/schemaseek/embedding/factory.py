@@ -52,6 +52,7 @@ def provider_from_settings(settings: SearchSettings) -> EmbeddingProvider:
     return create_provider(
         "onnx",
         model_dir=settings.onnx_model,
+        model_share=settings.onnx_model_share if settings.onnx_model else None,
         device=settings.device,
         batch_size=settings.embedding_batch_size,
         query_prefix=settings.query_prefix,
@@ -82,12 +83,16 @@ def create_provider(
     query_timeout_s: float | None = None,
     max_in_flight: int | None = None,
     model_dir: str | None = None,
+    model_share: float | None = None,
 ) -> EmbeddingProvider:
     """Build the embedding provider called ``name``.
 
     ``"onnx"`` is the local all-MiniLM-L6-v2 model, or the model in ``model_dir``
-    (:mod:`schemaseek.embedding.model_dir`); ``device`` and ``model_dir`` apply to it only
-    (default ``"cpu"``). ``"openai"`` is any OpenAI-compatible ``/v1/embeddings`` server; ``model``,
+    (:mod:`schemaseek.embedding.model_dir`), fused with the packaged model when
+    ``model_share`` (that model's share of the dense score) is below 1
+    (:mod:`schemaseek.embedding.fused`); ``device``, ``model_dir`` and ``model_share`` apply to
+    it only (default ``"cpu"``, no directory, share 1). ``"openai"`` is any OpenAI-compatible
+    ``/v1/embeddings`` server; ``model``,
     ``base_url``, ``api_key_env``, ``query_timeout_s`` and ``max_in_flight`` apply to it only
     (defaults: those of :class:`~schemaseek.embedding.openai_compat.OpenAICompatibleProvider`).
     ``dimensions`` (default: the backend's), ``batch_size`` and ``query_prefix`` apply to both.
@@ -105,33 +110,45 @@ def create_provider(
         _reject(name, [option for option, value in remote.items() if value is not None])
         from schemaseek.embedding.onnx import DEFAULT_DIMENSIONS, OnnxEmbeddingProvider
 
-        if model_dir:
-            from schemaseek.embedding.model_dir import read_model_directory
-
-            found = read_model_directory(model_dir)
-            if dimensions is not None and dimensions != found.dimensions:
-                raise ConfigError(
-                    f"dimensions={dimensions}, but the model in {model_dir} gives "
-                    f"{found.dimensions}"
-                )
+        if model_share is not None and not 0.0 < model_share <= 1.0:
+            raise ConfigError(f"model_share must be in (0, 1], not {model_share}")
+        if model_share is not None and not model_dir:
+            raise ConfigError("model_share needs model_dir: the share of which model?")
+        if not model_dir:
             return OnnxEmbeddingProvider(
-                found.model_path,
-                found.tokenizer_path,
-                model_id=found.model_id,
-                dimensions=found.dimensions,
-                max_tokens=found.max_tokens,
+                dimensions=DEFAULT_DIMENSIONS if dimensions is None else dimensions,
                 device=device or "cpu",
                 batch_size=batch_size,
                 query_prefix=query_prefix,
             )
-        return OnnxEmbeddingProvider(
-            dimensions=DEFAULT_DIMENSIONS if dimensions is None else dimensions,
+        from schemaseek.embedding.model_dir import read_model_directory
+
+        found = read_model_directory(model_dir)
+        if dimensions is not None and dimensions != found.dimensions:
+            raise ConfigError(
+                f"dimensions={dimensions}, but the model in {model_dir} gives {found.dimensions}"
+            )
+        directory = OnnxEmbeddingProvider(
+            found.model_path,
+            found.tokenizer_path,
+            model_id=found.model_id,
+            dimensions=found.dimensions,
+            max_tokens=found.max_tokens,
             device=device or "cpu",
             batch_size=batch_size,
             query_prefix=query_prefix,
         )
+        if model_share is None or model_share >= 1.0:
+            return directory
+        from schemaseek.embedding.fused import FusedProvider
+
+        packaged = OnnxEmbeddingProvider(
+            device=device or "cpu", batch_size=batch_size, query_prefix=query_prefix
+        )
+        return FusedProvider(packaged, directory, model_share)
     if key == "openai":
-        _reject(name, [o for o, v in (("device", device), ("model_dir", model_dir)) if v])
+        local = (("device", device), ("model_dir", model_dir), ("model_share", model_share))
+        _reject(name, [option for option, value in local if value is not None])
         from schemaseek.embedding import openai_compat
 
         return openai_compat.OpenAICompatibleProvider(

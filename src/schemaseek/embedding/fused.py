@@ -1,0 +1,65 @@
+"""Two embedding models as one: the cosine of the fused vectors mixes the two models' cosines.
+
+Each model's unit vector is scaled by the square root of its share and the two are placed end
+to end, so the fused vector has unit length and its dot product with another fused vector is
+``(1 - share) * cos_first + share * cos_second``: a weighted mean of the two similarities,
+computed by the one vector index as it is. The second model is the one whose token vectors
+the late-interaction reranker reads (it is exposed as ``.provider``).
+
+Used when ``onnx_model`` names a model directory and ``onnx_model_share`` is below 1: the
+packaged MiniLM keeps the rest of the dense score (bench/QUALITY.md, session 18: share 0.7,
+chosen leave one schema out, found more root fields than either model alone on every fresh
+set).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from schemaseek.embedding.base import EmbeddingProvider, ProgressCallback, Vectors
+from schemaseek.errors import ConfigError
+
+__all__ = ["FusedProvider"]
+
+
+class FusedProvider:
+    """``first`` and ``second`` embedding the same texts; ``share`` is the second's weight."""
+
+    def __init__(self, first: EmbeddingProvider, second: EmbeddingProvider, share: float) -> None:
+        if not 0.0 < share < 1.0:
+            raise ConfigError(f"the second model's share must be between 0 and 1, not {share}")
+        self.first = first
+        self.provider = second  # the chain's token vectors (late interaction) come from here
+        self.share = share
+        self._scales = (math.sqrt(1.0 - share), math.sqrt(share))
+
+    @property
+    def model_id(self) -> str:
+        """Both models and the share: vectors of another mix are other vectors."""
+        return f"fused:{self.first.model_id}+{self.provider.model_id}@{self.share:g}"
+
+    @property
+    def dimensions(self) -> int:
+        """The two models' sizes added."""
+        return self.first.dimensions + self.provider.dimensions
+
+    def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> Vectors:
+        """Both models' document vectors, scaled and placed end to end (progress: the second's,
+        the slower one's)."""
+        first = self.first.embed(texts)
+        second = self.provider.embed(texts, progress)
+        return self._join(first, second)
+
+    def embed_query(self, text: str) -> Vectors:
+        """Both models' question vectors, scaled and placed end to end."""
+        joined: Vectors = self._join(
+            self.first.embed_query(text)[None, :], self.provider.embed_query(text)[None, :]
+        )[0]
+        return joined
+
+    def _join(self, first: Vectors, second: Vectors) -> Vectors:
+        a, b = self._scales
+        return np.ascontiguousarray(np.hstack([a * first, b * second]), dtype=np.float32)
