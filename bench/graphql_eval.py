@@ -4,7 +4,9 @@ Each question set in ``bench/questions/<schema>.jsonl`` is asked twice: ranked a
 fields (gold = the acceptable entry points, metric hit@5) and among types (gold = the types,
 metric recall@10). Sets with ``kind``/``split`` labels report each half and each kind apart;
 GitLab and Saleor (no labels) count as tuning data (``dev``). Variants are ``key=value`` settings
-changes as in ``bench/tune.py``. Document and question vectors come from the on-disk cache.
+changes as in ``bench/tune.py``. Document and question vectors come from the on-disk cache;
+the embedding model is the settings' (``SCHEMASEEK_ONNX_MODEL=<dir>`` scores the model-directory
+option, fused with MiniLM at ``SCHEMASEEK_ONNX_MODEL_SHARE``).
 
 The two schemas held out for independent evaluation (GitHub, Shopify) are refused. Unraid is
 our own held-out-only set (``test``, no dev half): run only when named, never with
@@ -33,10 +35,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemaseek.config import default_cache_dir
+from schemaseek.config import SearchSettings, default_cache_dir
 from schemaseek.documents import DocKind
 from schemaseek.embedding.disk_cache import DiskCachedProvider
-from schemaseek.embedding.onnx import OnnxEmbeddingProvider
+from schemaseek.embedding.factory import provider_from_settings
 from schemaseek.evaluation.metrics import hit_at, recall_at, reciprocal_rank
 from schemaseek.index import SchemaIndex
 from schemaseek.query.intent import question_intent
@@ -190,7 +192,9 @@ def main() -> None:
         sys.exit(f"{refused} are held out for independent evaluation")
     if args.split == "dev" and any(s in FRESH for s in schemas):
         sys.exit(f"{list(FRESH)} have no dev half: they are held out, not tuned on")
-    disk = DiskCachedProvider(OnnxEmbeddingProvider(), default_cache_dir() / "embeddings")
+    disk = DiskCachedProvider(
+        provider_from_settings(SearchSettings()), default_cache_dir() / "embeddings"
+    )
     results: dict[str, dict[str, dict[str, float]]] = {}
     variants = args.variant or ["base"]
     grouped: dict[str, dict[str, list[dict[str, float]]]] = {v: defaultdict(list) for v in variants}

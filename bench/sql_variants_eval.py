@@ -2,7 +2,8 @@
 no-column-mention rewordings (``bench/questions/sql_variants/``), same gold, same index.
 
 One line per dataset, scope, wording and settings variant (hybrid, table gold). Variants are
-``key=value`` settings changes as in ``bench/tune.py``. Vectors come from the on-disk cache.
+``key=value`` settings changes as in ``bench/tune.py``. Vectors come from the on-disk cache;
+the model is the settings' (``SCHEMASEEK_ONNX_MODEL=<dir>`` scores the model-directory option).
 
     .venv/bin/python bench/sql_variants_eval.py bird-dev spider1-dev --scope pooled
 """
@@ -12,9 +13,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from schemaseek.config import default_cache_dir
+from schemaseek.config import SearchSettings, default_cache_dir
 from schemaseek.embedding.disk_cache import DiskCachedProvider
-from schemaseek.embedding.onnx import OnnxEmbeddingProvider
+from schemaseek.embedding.factory import provider_from_settings
 from schemaseek.evaluation.datasets import (
     load_reworded_questions,
     load_sql_questions,
@@ -35,7 +36,9 @@ def main() -> None:
     parser.add_argument("--scope", action="append", default=None)
     parser.add_argument("--variant", action="append", default=None)
     args = parser.parse_args()
-    disk = DiskCachedProvider(OnnxEmbeddingProvider(), default_cache_dir() / "embeddings")
+    disk = DiskCachedProvider(
+        provider_from_settings(SearchSettings()), default_cache_dir() / "embeddings"
+    )
     for name in args.datasets:
         files = resolve_dataset(DATASETS / name)
         sources = load_catalog(files.catalog)
