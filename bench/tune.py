@@ -39,6 +39,12 @@ class PrecomputedQueries:
         self.queries = dict(zip(questions, vectors, strict=True))
 
     @property
+    def provider(self) -> DiskCachedProvider:
+        """The wrapped chain, so the reranker reads the token vectors of the model the index
+        uses (a fused provider's own choice), not a fresh packaged model's."""
+        return self.disk
+
+    @property
     def model_id(self) -> str:
         return self.disk.model_id
 

@@ -7,6 +7,7 @@ its sentence vectors can be computed in numpy and compared with the provider's.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -17,12 +18,13 @@ from tokenizers import Tokenizer
 
 from schemaseek.config import SearchSettings
 from schemaseek.documents import DocKind
+from schemaseek.embedding.base import ProgressCallback, Vectors
 from schemaseek.embedding.factory import create_provider, provider_from_settings
 from schemaseek.embedding.fused import FusedProvider
 from schemaseek.embedding.model_dir import MANIFEST, read_model_directory
 from schemaseek.embedding.onnx import OnnxEmbeddingProvider
-from schemaseek.embedding.question_store import find_token_vectors
-from schemaseek.errors import ConfigError
+from schemaseek.embedding.question_store import QuestionStore, find_token_vectors, persist_questions
+from schemaseek.errors import ConfigError, EmbeddingError
 from schemaseek.index import SchemaIndex
 from schemaseek.query.state import Mode
 from schemaseek.service.settings import load_service_config
@@ -144,7 +146,7 @@ def test_by_default_the_directory_model_is_fused_with_the_packaged_one(tmp_path:
     assert provider.share == SearchSettings().onnx_model_share == 0.7
     assert provider.model_id == "fused:all-MiniLM-L6-v2-int8-onnx+tiny-v1@0.7"
     assert provider.dimensions == 384 + DIM
-    assert find_token_vectors(provider) is provider.provider  # the reranker reads the second
+    assert find_token_vectors(provider) is provider  # the reranker reads its token vectors
     texts = ["royalty payments for the artist", "weather station rain", "customer orders"]
     fused = provider.embed(texts)
     packaged = OnnxEmbeddingProvider().embed(texts)
@@ -155,6 +157,60 @@ def test_by_default_the_directory_model_is_fused_with_the_packaged_one(tmp_path:
             mixed = 0.3 * float(packaged[i] @ packaged[j]) + 0.7 * float(tiny)
             assert float(fused[i] @ fused[j]) == pytest.approx(mixed, abs=1e-5)
     np.testing.assert_allclose(provider.embed_query(texts[1]), fused[1], atol=1e-5)
+
+
+def test_fused_token_vectors_are_the_packaged_models_else_the_directory_models(
+    tmp_path: Path,
+) -> None:
+    model_directory(tmp_path, manifest={"model_id": "tiny-v1", "dimensions": DIM})
+    fused = provider_from_settings(SearchSettings(onnx_model=str(tmp_path)))
+    assert isinstance(fused, FusedProvider)
+    text = "royalty payments for the artist"
+    packaged = OnnxEmbeddingProvider().token_vectors([text])[0]
+    np.testing.assert_allclose(fused.token_vectors([text])[0], packaged, atol=1e-6)
+    fused.embed_query(text)  # the question's own token vectors, kept by the packaged model
+    np.testing.assert_allclose(fused.token_vectors([text], query=True)[0], packaged, atol=1e-6)
+
+    directory = fused.provider
+    assert isinstance(directory, OnnxEmbeddingProvider)
+    no_tokens = FusedProvider(VectorsOnly(), directory, 0.5)
+    rows = no_tokens.token_vectors([text])[0]
+    assert rows.shape[1] == DIM
+    np.testing.assert_allclose(rows, directory.token_vectors([text])[0], atol=1e-6)
+    with pytest.raises(EmbeddingError, match="neither fused model"):
+        FusedProvider(VectorsOnly(), VectorsOnly(), 0.5).token_vectors([text])
+
+
+def test_a_question_store_keys_fused_token_vectors_by_the_model_that_made_them(
+    tmp_path: Path,
+) -> None:
+    model_directory(tmp_path / "model", manifest={"model_id": "tiny-v1", "dimensions": DIM})
+    fused = provider_from_settings(SearchSettings(onnx_model=str(tmp_path / "model")))
+    assert isinstance(fused, FusedProvider)
+    assert fused.token_model_id == OnnxEmbeddingProvider().model_id
+    text = "royalty payments for the artist"
+    # token vectors of another model, stored under the fused id by an earlier version
+    old = QuestionStore(tmp_path / "questions", fused.model_id)
+    old.put("query-tokens", text, np.zeros((3, DIM), dtype=np.float16))
+    old.close()
+    wrapped = persist_questions(fused, tmp_path / "questions")
+    tokens = find_token_vectors(wrapped)
+    assert tokens is not None
+    rows = tokens.token_vectors([text], query=True)[0]
+    assert rows.shape[1] == 384 and np.abs(rows).sum() > 0
+
+
+class VectorsOnly:
+    """A provider with sentence vectors and no token vectors (a remote model, say)."""
+
+    model_id = "vectors-only"
+    dimensions = 2
+
+    def embed(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> Vectors:
+        return np.tile(np.array([1.0, 0.0], dtype=np.float32), (len(texts), 1))
+
+    def embed_query(self, text: str) -> Vectors:
+        return np.array([1.0, 0.0], dtype=np.float32)
 
 
 def test_a_share_needs_a_directory_and_lies_in_zero_to_one(tmp_path: Path) -> None:

@@ -3,8 +3,10 @@
 Each model's unit vector is scaled by the square root of its share and the two are placed end
 to end, so the fused vector has unit length and its dot product with another fused vector is
 ``(1 - share) * cos_first + share * cos_second``: a weighted mean of the two similarities,
-computed by the one vector index as it is. The second model is the one whose token vectors
-the late-interaction reranker reads (it is exposed as ``.provider``).
+computed by the one vector index as it is. The late-interaction reranker reads the *first*
+model's token vectors: on the six GraphQL dev halves they rank as well as the second's (root
+hit@5 / MRR and type recall@10 equal, type MRR .611 against .597) at a seventh of the cost a
+document (bench/QUALITY.md, session 19).
 
 Used when ``onnx_model`` names a model directory and ``onnx_model_share`` is below 1: the
 packaged MiniLM keeps the rest of the dense score (bench/QUALITY.md, session 18: share 0.7,
@@ -20,7 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from schemaseek.embedding.base import EmbeddingProvider, ProgressCallback, Vectors
-from schemaseek.errors import ConfigError
+from schemaseek.embedding.question_store import find_token_vectors
+from schemaseek.errors import ConfigError, EmbeddingError
 
 __all__ = ["FusedProvider"]
 
@@ -32,7 +35,7 @@ class FusedProvider:
         if not 0.0 < share < 1.0:
             raise ConfigError(f"the second model's share must be between 0 and 1, not {share}")
         self.first = first
-        self.provider = second  # the chain's token vectors (late interaction) come from here
+        self.provider = second  # the wrapped chain's end: its name and query prefix
         self.share = share
         self._scales = (math.sqrt(1.0 - share), math.sqrt(share))
 
@@ -59,6 +62,23 @@ class FusedProvider:
             self.first.embed_query(text)[None, :], self.provider.embed_query(text)[None, :]
         )[0]
         return joined
+
+    @property
+    def token_model_id(self) -> str:
+        """The model whose token vectors :meth:`token_vectors` gives (stores key them by it)."""
+        found = find_token_vectors(self.first) or find_token_vectors(self.provider)
+        return str(getattr(found, "model_id", ""))
+
+    def token_vectors(
+        self, texts: Sequence[str], *, query: bool = False, bulk: bool = False
+    ) -> list[Vectors]:
+        """Token vectors for late interaction, from the first model when it has them (a question
+        just embedded costs no second run), else from the second."""
+        tokens = find_token_vectors(self.first) or find_token_vectors(self.provider)
+        if tokens is None:
+            raise EmbeddingError("neither fused model gives token vectors")
+        found: list[Vectors] = tokens.token_vectors(texts, query=query, bulk=bulk)
+        return found
 
     def _join(self, first: Vectors, second: Vectors) -> Vectors:
         a, b = self._scales

@@ -201,13 +201,16 @@ class PersistentTokenQuestions(PersistentQuestions):
     def __init__(self, provider: EmbeddingProvider, store: QuestionStore, tokens: Any) -> None:
         super().__init__(provider, store)
         self.tokens = tokens
+        # a fused provider's token vectors are one of its models': their keys name that model
+        source = getattr(tokens, "token_model_id", None)
+        self._suffix = f":{source}" if source else ""
 
     def token_vectors(
         self, texts: Sequence[str], *, query: bool = False, bulk: bool = False
     ) -> list[Vectors]:
         """Each text's token vectors (float16 precision, as float32), from the store or from
         one run of the model for the texts it lacks."""
-        kind = "query-tokens" if query else "tokens"
+        kind = ("query-tokens" if query else "tokens") + self._suffix
         found: list[Vectors | None] = []
         for text in texts:
             stored = self.store.get(kind, text)
