@@ -35,16 +35,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemaseek.config import SearchSettings, default_cache_dir
 from schemaseek.documents import DocKind
 from schemaseek.embedding.disk_cache import DiskCachedProvider
-from schemaseek.embedding.factory import provider_from_settings
 from schemaseek.evaluation.metrics import hit_at, recall_at, reciprocal_rank
 from schemaseek.index import SchemaIndex
 from schemaseek.query.intent import question_intent
 from schemaseek.query.state import IndexParts
 from schemaseek.sources.graphql import load_sdl
-from tune import PrecomputedQueries, settings_variant
+from tune import PrecomputedQueries, settings_provider, settings_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS_DIR = ROOT.parent / "shared" / "datasets" / "graphql"
@@ -192,9 +190,7 @@ def main() -> None:
         sys.exit(f"{refused} are held out for independent evaluation")
     if args.split == "dev" and any(s in FRESH for s in schemas):
         sys.exit(f"{list(FRESH)} have no dev half: they are held out, not tuned on")
-    disk = DiskCachedProvider(
-        provider_from_settings(SearchSettings()), default_cache_dir() / "embeddings"
-    )
+    disk = settings_provider()
     results: dict[str, dict[str, dict[str, float]]] = {}
     variants = args.variant or ["base"]
     grouped: dict[str, dict[str, list[dict[str, float]]]] = {v: defaultdict(list) for v in variants}

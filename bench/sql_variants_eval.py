@@ -13,9 +13,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from schemaseek.config import SearchSettings, default_cache_dir
-from schemaseek.embedding.disk_cache import DiskCachedProvider
-from schemaseek.embedding.factory import provider_from_settings
 from schemaseek.evaluation.datasets import (
     load_reworded_questions,
     load_sql_questions,
@@ -23,7 +20,7 @@ from schemaseek.evaluation.datasets import (
 )
 from schemaseek.evaluation.runner import evaluate
 from schemaseek.sources.catalog import load_catalog
-from tune import DATASETS, PrecomputedQueries, settings_variant
+from tune import DATASETS, PrecomputedQueries, settings_provider, settings_variant
 
 VARIANTS = Path(__file__).resolve().parent / "questions" / "sql_variants"
 FILES = {"bird-dev": "bird_dev.jsonl", "spider1-dev": "spider_dev.jsonl"}
@@ -36,9 +33,7 @@ def main() -> None:
     parser.add_argument("--scope", action="append", default=None)
     parser.add_argument("--variant", action="append", default=None)
     args = parser.parse_args()
-    disk = DiskCachedProvider(
-        provider_from_settings(SearchSettings()), default_cache_dir() / "embeddings"
-    )
+    disk = settings_provider()
     for name in args.datasets:
         files = resolve_dataset(DATASETS / name)
         sources = load_catalog(files.catalog)

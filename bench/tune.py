@@ -21,13 +21,21 @@ import numpy as np
 from schemaseek.config import SearchSettings, default_cache_dir
 from schemaseek.embedding.base import ProgressCallback, Vectors
 from schemaseek.embedding.disk_cache import DiskCachedProvider
-from schemaseek.embedding.onnx import OnnxEmbeddingProvider
+from schemaseek.embedding.factory import provider_from_settings
 from schemaseek.evaluation.datasets import load_sql_questions, resolve_dataset, sample
 from schemaseek.evaluation.runner import evaluate
 from schemaseek.sources.catalog import load_catalog
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 SHOWN = ("recall@5", "recall@10", "recall@20", "all_gold@10", "mrr", "ndcg@10")
+
+
+def settings_provider() -> DiskCachedProvider:
+    """The embedding model the settings name (``SCHEMASEEK_ONNX_MODEL=<dir>``: the
+    model-directory option), through the on-disk vector cache."""
+    return DiskCachedProvider(
+        provider_from_settings(SearchSettings()), default_cache_dir() / "embeddings"
+    )
 
 
 class PrecomputedQueries:
@@ -91,8 +99,7 @@ def main() -> None:
     parser.add_argument("--limit-queries", type=int, default=None)
     args = parser.parse_args()
     scopes = args.scope or ["per-source", "pooled"]
-    model = OnnxEmbeddingProvider()
-    disk = DiskCachedProvider(model, default_cache_dir() / "embeddings")
+    disk = settings_provider()
     for name in args.datasets:
         files = resolve_dataset(DATASETS / name)
         sources = load_catalog(files.catalog)

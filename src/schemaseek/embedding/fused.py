@@ -38,6 +38,8 @@ class FusedProvider:
         self.provider = second  # the wrapped chain's end: its name and query prefix
         self.share = share
         self._scales = (math.sqrt(1.0 - share), math.sqrt(share))
+        # late interaction reads the first model's token vectors when it has them, else the second's
+        self._tokens = find_token_vectors(first) or find_token_vectors(second)
 
     @property
     def model_id(self) -> str:
@@ -66,18 +68,16 @@ class FusedProvider:
     @property
     def token_model_id(self) -> str:
         """The model whose token vectors :meth:`token_vectors` gives (stores key them by it)."""
-        found = find_token_vectors(self.first) or find_token_vectors(self.provider)
-        return str(getattr(found, "model_id", ""))
+        return str(getattr(self._tokens, "model_id", ""))
 
     def token_vectors(
         self, texts: Sequence[str], *, query: bool = False, bulk: bool = False
     ) -> list[Vectors]:
         """Token vectors for late interaction, from the first model when it has them (a question
         just embedded costs no second run), else from the second."""
-        tokens = find_token_vectors(self.first) or find_token_vectors(self.provider)
-        if tokens is None:
+        if self._tokens is None:
             raise EmbeddingError("neither fused model gives token vectors")
-        found: list[Vectors] = tokens.token_vectors(texts, query=query, bulk=bulk)
+        found: list[Vectors] = self._tokens.token_vectors(texts, query=query, bulk=bulk)
         return found
 
     def _join(self, first: Vectors, second: Vectors) -> Vectors:
