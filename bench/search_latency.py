@@ -16,6 +16,7 @@ real model. Usage::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import os
 import platform
@@ -208,6 +209,56 @@ def bridge_rows(
     return rows
 
 
+def adapter_rows(
+    size: int, docs: list[Document], vectors: dict[str, np.ndarray], model: OnnxEmbeddingProvider,
+    n: int,
+) -> list[str]:  # fmt: skip
+    """Hybrid, cached query vectors: the question adapter on (the default) against off, on the
+    same documents as GraphQL types (one search, mapped vector) and half GraphQL, half SQL in
+    two sources (two vector searches, merged), interleaved question by question."""
+    as_types = [dataclasses.replace(d, kind=DocKind.GRAPHQL_TYPE) for d in docs]
+    reused = {
+        t.embedding_text(): vectors[d.embedding_text()] for t, d in zip(as_types, docs, strict=True)
+    }
+    provider = PrecomputedProvider({**vectors, **reused}, model)
+    half = size // 2
+    layouts = {
+        "GraphQL": [SourceSchema("bench", "graphql", as_types, [], "")],
+        "GraphQL + SQL": [
+            SourceSchema("api", "graphql", as_types[:half], [], ""),
+            SourceSchema("db", "sql", docs[half:], [], ""),
+        ],
+    }
+    rows = []
+    qs = queries(n)
+    for layout, sources in layouts.items():
+        indexes = {
+            f"adapter {label}": SchemaIndex(
+                sources, provider=provider, settings=SearchSettings(query_adapter=setting)
+            )
+            for label, setting in (("on", "auto"), ("off", "none"))
+        }
+        for index in indexes.values():
+            index.build()
+            for q in qs:  # warm the query cache
+                index.search(q)
+        walls: dict[str, list[float]] = {label: [] for label in indexes}
+        cpus: dict[str, list[float]] = {label: [] for label in indexes}
+        for q in qs:
+            for label, index in indexes.items():
+                t0, c0 = time.perf_counter(), time.thread_time()
+                index.search(q)
+                cpus[label].append((time.thread_time() - c0) * 1000)
+                walls[label].append((time.perf_counter() - t0) * 1000)
+        for label in indexes:
+            p50, p95 = percentiles(walls[label])
+            rows.append(
+                f"| {size:,} | real | hybrid, {layout} ({label}) | cached | "
+                f"{p50:.2f} | {p95:.2f} | {statistics.median(cpus[label]):.2f} |"
+            )
+    return rows
+
+
 class PrecomputedProvider:
     """Document vectors from a table (real-cached or synthetic); queries from the real model."""
 
@@ -308,6 +359,7 @@ def run(size: int, n_queries: int, model: OnnxEmbeddingProvider) -> list[str]:
             )
     if real:
         rows.extend(bridge_rows(size, docs, provider, n_queries))
+        rows.extend(adapter_rows(size, docs, vectors, model, n_queries))
     rows.append(
         f"| {size:,} | {label} | build | — | {build_s:.1f} s total | "
         f"{per_doc / 1024:.1f} KiB/doc RSS | — |"

@@ -182,6 +182,11 @@ class SearchSettings(BaseSettings):
     # rest (both models embed; schemaseek.embedding.fused). 1 = the directory's model alone.
     # 0.7 was chosen leave one schema out on the GraphQL dev halves with all-mpnet-base-v2
     onnx_model_share: float = Field(default=0.7, gt=0.0, le=1.0)
+    # a linear map applied to the question's vector before the cosine (schemaseek.embedding.
+    # query_adapter): "auto" = the packaged one when the index embeds with the packaged model
+    # (fitted on our GraphQL dev halves; scored on schemas it never saw in bench/QUALITY.md),
+    # "none", or the path of an .npz that tools/train_query_adapter.py wrote for the model used
+    query_adapter: str = "auto"
     embedding_model: str = "text-embedding-3-small"
     embedding_base_url: str = "https://api.openai.com/v1"
     embedding_api_key_env: str = "OPENAI_API_KEY"

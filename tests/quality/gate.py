@@ -25,7 +25,10 @@ Entries (hybrid mode, no glossary):
 * ``<schema>-fresh3/…`` likewise: 24 more each with a natural share of actions (5 of 24),
   written in session 17 from a brief that prescribes no phrasing.
 
-A GraphQL schema is indexed once for its two entries.
+A GraphQL schema is indexed once for its two entries. GraphQL entries are measured with the
+packaged question adapter (schemaseek.embedding.query_adapter), fitted on the dev halves of the
+six and on GitLab's and Saleor's sets: GitLab's and Saleor's entries are in its fit, the test,
+fresh, fresh2, fresh3 and Unraid entries are not.
 
 Document vectors come from the on-disk cache (``default_cache_dir()/embeddings``), so a run on
 unchanged catalogs embeds only the questions.

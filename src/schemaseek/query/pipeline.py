@@ -11,8 +11,6 @@ import logging
 import time
 import uuid
 
-import numpy as np
-
 from schemaseek.config import SearchSettings
 from schemaseek.documents import (
     DocKind,
@@ -20,6 +18,7 @@ from schemaseek.documents import (
 )
 from schemaseek.errors import SchemaSeekError
 from schemaseek.query.adjustments import expand_columns, favour_leading_source, propagate_joins
+from schemaseek.query.dense import adapter_of, dense_entries
 from schemaseek.query.explain import augment, explain
 from schemaseek.query.filters import SearchFilter
 from schemaseek.query.fusion import NamedSignal, reciprocal_rank_fusion, top_k, weighted_sum
@@ -29,15 +28,10 @@ from schemaseek.query.rerank import rerank_stage
 from schemaseek.query.shared import SharedQuery
 from schemaseek.query.state import IndexParts, Mode, SearchRun
 from schemaseek.signals.graph import QUERY_SIGNALS, STATIC_SIGNALS
-from schemaseek.signals.vector_kernels import Vectors
-from schemaseek.signals.weak_hits import cut_weak_hits
 from schemaseek.text import normalize_identifier, tokenize
 
 logger = logging.getLogger(__name__)
 
-# a source-scoped search scores the vectors of its sources directly up to this many rows, so it
-# ranks every one of them, not only those among the whole index's nearest
-SCOPED_VECTOR_LIMIT = 20_000
 MODES: tuple[Mode, ...] = ("hybrid", "keyword", "vector")
 
 
@@ -213,18 +207,16 @@ def _vector_signal(
     if parts.embedder is None or parts.vector is None or not parts.vectors_ready:
         _degrade(parts, run, "no vectors are available")
         return
+    adapter = adapter_of(parts)  # a misfitted adapter raises: the caller's error
     try:
         if shared is not None:
             query_vector = shared.vector(parts.embedder)
         else:
             query_vector = parts.embedder.embed_query(run.query)
-        searched, entries = _nearest(parts, run, query_vector, depth)
+        entries = dense_entries(parts, run, query_vector, adapter, depth)
     except Exception as exc:  # any provider failure degrades to lexical search
         _degrade(parts, run, f"query embedding failed: {exc}")
         return
-    if parts.settings.weak_hit_cut:
-        sample = parts.settings.weak_hit_sample
-        entries = cut_weak_hits(parts.vector, searched, entries, sample)
     weights = parts.settings.weights
     # a list shorter than the fusion window holds every candidate (a small source): its
     # cosines are not stretched over the whole scale when they differ by less than the span
@@ -265,34 +257,6 @@ def _bridge_signal(
     entries = parts.keyword.search(tokens, depth)
     run.signals.append(NamedSignal("bridge", entries, weight))
     run.bridged = ", ".join(f"{unknown[row]} → {name}" for row, name in led)
-
-
-def _nearest(
-    parts: IndexParts, run: SearchRun, query_vector: Vectors, depth: int
-) -> tuple[Vectors, list[tuple[str, float]]]:
-    """The vector signal's list and the vector searched for: the question's, centred when
-    ``hub_reduction`` is set, then moved towards its ``vector_prf_docs`` nearest documents by
-    ``vector_prf_weight`` (Rocchio feedback on the dense side) when that is set."""
-    settings, vector = parts.settings, parts.vector
-    assert vector is not None
-    scoped = run.filter.source_ids(parts.by_source, SCOPED_VECTOR_LIMIT)
-
-    def nearest(searched: Vectors) -> list[tuple[str, float]]:
-        if scoped is not None:
-            return vector.search_among(searched, scoped, depth)
-        return vector.search(searched, depth)
-
-    searched = query_vector
-    if settings.hub_reduction > 0:  # centring: hubs lose their head start
-        searched = query_vector - settings.hub_reduction * vector.centroid()
-    entries = nearest(searched)
-    if settings.vector_prf_weight > 0 and entries:
-        found = [vector.vector(d) for d, _ in entries[: settings.vector_prf_docs]]
-        rows = [v for v in found if v is not None]
-        if rows:
-            searched = searched + settings.vector_prf_weight * np.mean(rows, axis=0)
-            entries = nearest(searched)
-    return searched, entries
 
 
 def _graph_signals(parts: IndexParts, run: SearchRun) -> None:
