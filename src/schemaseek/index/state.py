@@ -266,6 +266,7 @@ def assemble(
         feedback=components.feedback,
         name_vocabulary=vocabulary,
         word_vectors=components.words,
+        languages=frozenset(s.kind for s in sources),
     )
 
 
@@ -290,7 +291,10 @@ def install(
         if vectors is not None:
             parts.vector.add(list(diff.changed), vectors)
     parts.vectors_ready = parts.vector is not None
-    names = ("documents", "matcher", "graph", "pins", "card_of", "by_source", "name_vocabulary")
+    names = (
+        "documents", "matcher", "graph", "pins", "card_of", "by_source", "name_vocabulary",
+        "languages",
+    )  # fmt: skip
     for name in names:
         setattr(parts, name, getattr(scratch, name))
     parts.graph_signals = scratch.graph_signals

@@ -67,12 +67,12 @@ def _is_graphql(parts: IndexParts, doc_id: str) -> bool:
 
 def _families(parts: IndexParts, run: SearchRun) -> tuple[bool, bool]:
     """Whether the search can reach GraphQL documents, and other ones: from the kinds it
-    asks for, else from each source's first document (a source is one schema language)."""
+    asks for, else from the languages of the indexed sources."""
     if run.filter.kinds:
         asked = [kind in GRAPHQL_KINDS for kind in run.filter.kinds]
         return any(asked), not all(asked)
-    held = {_is_graphql(parts, ids[0]) for ids in parts.by_source.values() if ids}
-    return True in held, False in held
+    graphql = "graphql" in parts.languages
+    return graphql, not graphql or len(parts.languages) > 1
 
 
 def _cut(parts: IndexParts, searched: Vectors, entries: Entries) -> Entries:

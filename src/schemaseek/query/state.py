@@ -52,6 +52,8 @@ class IndexParts:
     feedback: FeedbackSignal | None = None
     name_vocabulary: NameVocabulary | None = None
     word_vectors: WordVectors | None = None
+    languages: frozenset[str] = frozenset()
+    """The schema languages of the indexed sources (``"graphql"``, ``"sql"``)."""
 
 
 @dataclass(slots=True)
