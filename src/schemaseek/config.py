@@ -147,6 +147,12 @@ class SearchSettings(BaseSettings):
     max_query_length: int = Field(default=2048, ge=1)
     max_search_limit: int = Field(default=200, ge=1)
 
+    # BM25 hits × (share of the question's distinct terms they hold) ** keyword_coordination
+    # (schemaseek.signals.coordination). Off by default: 5 (chosen on BIRD-dev, reported on
+    # Spider-dev, and the reverse) lifts both, but costs Spider 2.0's pooled warehouse
+    # catalog, where wide tables hold more of a long question by chance (bench/QUALITY.md).
+    keyword_coordination: float = Field(default=0.0, ge=0.0, le=10.0)
+
     # rerank stage (spec 003 "Reranking"): "none", "cross-encoder" or "late-interaction" (the
     # default: MaxSim over the embedding model's token vectors, nothing extra to install).
     # rerank_candidates: how many leading fused candidates are re-scored; rerank_alpha: the

@@ -19,6 +19,10 @@ class DocKind(StrEnum):
     SQL_COLUMN = "sql_column"
 
 
+GRAPHQL_KINDS = frozenset({DocKind.GRAPHQL_ROOT_FIELD, DocKind.GRAPHQL_TYPE, DocKind.GRAPHQL_FIELD})
+SQL_KINDS = frozenset({DocKind.SQL_TABLE, DocKind.SQL_COLUMN})
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
     """One searchable schema item.

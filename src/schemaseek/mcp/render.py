@@ -26,7 +26,6 @@ from schemaseek.paths.joins import relationships
 if TYPE_CHECKING:
     from schemaseek.index import SchemaIndex
 
-GRAPHQL_KINDS = (DocKind.GRAPHQL_ROOT_FIELD, DocKind.GRAPHQL_TYPE, DocKind.GRAPHQL_FIELD)
 _SENTENCE = re.compile(r"(?<=[.!?])\s")
 
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from schemaseek.documents import DocKind, Document, Hit, SearchResponse
+from schemaseek.documents import GRAPHQL_KINDS, DocKind, Document, Hit, SearchResponse
 from schemaseek.feedback import FeedbackStore
 from schemaseek.mcp.budget import TokenCounter, allocate
 from schemaseek.mcp.confidence import assess
-from schemaseek.mcp.render import GRAPHQL_KINDS, describe_text, hit_card
+from schemaseek.mcp.render import describe_text, hit_card
 from schemaseek.mcp.served import ServedIndexes
 from schemaseek.paths.graphql import RootPath, root_path, selection_skeleton
 from schemaseek.paths.joins import JoinPath, join_paths

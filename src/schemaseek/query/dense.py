@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from schemaseek.documents import DocKind
+from schemaseek.documents import GRAPHQL_KINDS
 from schemaseek.embedding.query_adapter import QueryAdapter, adapter_for
 from schemaseek.query.state import IndexParts, SearchRun
 from schemaseek.signals.vector_kernels import Vectors
@@ -22,7 +22,6 @@ __all__ = ["SCOPED_VECTOR_LIMIT", "adapter_of", "dense_entries"]
 # a source-scoped search scores the vectors of its sources directly up to this many rows, so it
 # ranks every one of them, not only those among the whole index's nearest
 SCOPED_VECTOR_LIMIT = 20_000
-GRAPHQL_KINDS = frozenset({DocKind.GRAPHQL_ROOT_FIELD, DocKind.GRAPHQL_TYPE, DocKind.GRAPHQL_FIELD})
 
 Entries = list[tuple[str, float]]
 

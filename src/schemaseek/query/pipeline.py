@@ -12,10 +12,7 @@ import time
 import uuid
 
 from schemaseek.config import SearchSettings
-from schemaseek.documents import (
-    DocKind,
-    SearchResponse,
-)
+from schemaseek.documents import DocKind, SearchResponse
 from schemaseek.errors import SchemaSeekError
 from schemaseek.query.adjustments import expand_columns, favour_leading_source, propagate_joins
 from schemaseek.query.dense import adapter_of, dense_entries
@@ -27,6 +24,7 @@ from schemaseek.query.intent import question_cues
 from schemaseek.query.rerank import rerank_stage
 from schemaseek.query.shared import SharedQuery
 from schemaseek.query.state import IndexParts, Mode, SearchRun
+from schemaseek.signals.coordination import coordinate
 from schemaseek.signals.graph import QUERY_SIGNALS, STATIC_SIGNALS
 from schemaseek.text import normalize_identifier, tokenize
 
@@ -181,7 +179,7 @@ def _lexical_signals(parts: IndexParts, run: SearchRun, depth: int) -> None:
     tokens = tokenize(run.query)
     weights = parts.settings.weights
     run.signals.append(
-        NamedSignal("keyword", parts.keyword.search(tokens, depth), weights["keyword"])
+        NamedSignal("keyword", _keyword_hits(parts, tokens, depth), weights["keyword"])
     )
     if parts.matcher is None:
         return
@@ -191,12 +189,25 @@ def _lexical_signals(parts: IndexParts, run: SearchRun, depth: int) -> None:
     expanded = parts.matcher.expansion_tokens(run.matches)
     run.signals.append(
         NamedSignal(
-            "keyword_expanded", parts.keyword.search(expanded, depth), weights["keyword_expanded"]
+            "keyword_expanded",
+            _keyword_hits(parts, expanded, depth),
+            weights["keyword_expanded"],
         )
     )
     run.signals.append(  # curated weights (1.0 targets, 0.5 related, × priority): as they are
         NamedSignal("glossary", parts.matcher.rank(run.matches), weights["glossary"], scaled=True)
     )
+
+
+def _keyword_hits(parts: IndexParts, tokens: list[str], depth: int) -> list[tuple[str, float]]:
+    """BM25 hits for ``tokens``, re-scored by coordination
+    (:mod:`schemaseek.signals.coordination`)."""
+    hits = parts.keyword.search(tokens, depth)
+    power = parts.settings.keyword_coordination
+    if power <= 0 or not hits:
+        return hits
+    texts = parts.keyword.analysed_texts(doc_id for doc_id, _ in hits)
+    return coordinate(hits, tokens, texts, power)
 
 
 def _vector_signal(
@@ -254,7 +265,7 @@ def _bridge_signal(
     tokens = tokenize(" ".join(name for _, name in led))
     if not tokens:
         return
-    entries = parts.keyword.search(tokens, depth)
+    entries = _keyword_hits(parts, tokens, depth)
     run.signals.append(NamedSignal("bridge", entries, weight))
     run.bridged = ", ".join(f"{unknown[row]} → {name}" for row, name in led)
 

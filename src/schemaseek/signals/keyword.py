@@ -336,6 +336,16 @@ class KeywordIndex:
             return hits
         return self._run(searcher, terms, expansions, limit)
 
+    def analysed_texts(self, doc_ids: Iterable[str]) -> dict[str, str]:
+        """The indexed tokens of each of ``doc_ids`` still in the index, space-separated."""
+        with self._lock:
+            found = {}
+            for doc_id in doc_ids:
+                entry = self._entries.get(doc_id)
+                if entry is not None:
+                    found[doc_id] = " ".join(self._resolve(doc_id, entry[1]))
+            return found
+
     def expand_prefixes(self, terms: Sequence[str]) -> list[str]:
         """Indexed terms that extend a query term of >= 3 characters (not the terms themselves).
 

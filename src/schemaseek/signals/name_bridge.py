@@ -31,7 +31,7 @@ import numpy.typing as npt
 from cachetools import LRUCache
 
 from schemaseek.arrays import FileFormatError, npy_bytes, npy_view
-from schemaseek.documents import DocKind, Document
+from schemaseek.documents import SQL_KINDS, Document
 from schemaseek.embedding.base import EmbeddingProvider
 from schemaseek.signals.vector_kernels import nearest_rows
 from schemaseek.text import STOP_WORDS, split_words, stem
@@ -48,7 +48,6 @@ NAME_VOCABULARY = "name_vocabulary.json"
 NAME_VECTORS = "name_vectors.npy"
 
 Matrix = npt.NDArray[np.float32]
-_SQL_KINDS = frozenset({DocKind.SQL_TABLE, DocKind.SQL_COLUMN})
 
 
 def _content(word: str) -> bool:
@@ -59,7 +58,7 @@ def name_words(doc: Document) -> set[str]:
     """The content words of a SQL document's name and of its members' names (a member reads
     ``"CustomerID integer — …"`` or ``"a.x → b.y"``: its first token is the name); none for
     other kinds."""
-    if doc.kind not in _SQL_KINDS:
+    if doc.kind not in SQL_KINDS:
         return set()
     names = [doc.name, *(m.split(" ")[0].split(":")[0] for m in doc.members)]
     return {w for n in names for w in split_words(n) if _content(w)}

@@ -1,0 +1,72 @@
+"""CPU cost of keyword coordination (``keyword_coordination``) on the SQL benchmarks' catalogs.
+
+One keyword-only index per dataset (no model: coordination re-scores BM25 hits, so the vector
+side would only add noise); 200 sampled questions searched with the setting off and at 5,
+interleaved (off first on even rounds, on first on odd ones), three rounds; CPU time per search
+(``time.thread_time``), p50 and p95, with the load average at the end.
+
+    .venv/bin/python bench/coordination_cost.py bird-dev spider1-dev spider2-snow
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import statistics
+import time
+
+from schemaseek.config import SearchSettings
+from schemaseek.evaluation.datasets import load_sql_questions, resolve_dataset, sample
+from schemaseek.index import SchemaIndex
+from schemaseek.query.state import IndexParts
+from schemaseek.sources.catalog import load_catalog
+from tune import DATASETS
+
+ROUNDS = 3
+
+
+def timed_search(index: SchemaIndex, question: str, chosen: SearchSettings) -> float:
+    """CPU milliseconds of one keyword search under ``chosen`` settings."""
+
+    def swap(parts: IndexParts) -> IndexParts:
+        return dataclasses.replace(parts, settings=chosen)
+
+    started = time.thread_time()
+    index.search(question, limit=10, mode="keyword", instrument=swap)
+    return (time.thread_time() - started) * 1000.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("datasets", nargs="+")
+    parser.add_argument("--power", type=float, default=5.0)
+    args = parser.parse_args()
+    settings = {"off": SearchSettings(), "on": SearchSettings(keyword_coordination=args.power)}
+    for name in args.datasets:
+        files = resolve_dataset(DATASETS / name)
+        index = SchemaIndex(load_catalog(files.catalog), provider=None)
+        index.build()
+        questions = [q.question for q in sample(load_sql_questions(files.queries), 200)]
+
+        for question in questions[:20]:  # warm: lazily read texts, clause caches
+            timed_search(index, question, settings["on"])
+        took: dict[str, list[float]] = {"off": [], "on": []}
+        for round_ in range(ROUNDS):
+            order = ("off", "on") if round_ % 2 == 0 else ("on", "off")
+            for question in questions:
+                for label in order:
+                    took[label].append(timed_search(index, question, settings[label]))
+        cells = "  ".join(
+            f"{label} p50 {statistics.median(v):.3f} p95 {statistics.quantiles(v, n=20)[18]:.3f}"
+            for label, v in took.items()
+        )
+        print(
+            f"{name:13} {len(index.documents):5} documents  CPU ms/search  {cells}  "
+            f"load {os.getloadavg()[0]:.2f}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
