@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import graphql as gql
 
-from schemaseek.documents import DocKind, Document, Relation
+from schemaseek.documents import GRAPHQL_KINDS, DocKind, Document, Relation
 from schemaseek.graph import SchemaGraph
 from schemaseek.sources.records import GraphQLFieldData, graphql_field_data
 
@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 MAX_ROOT_DEPTH = 10  # root paths with more field steps are not searched for
-_GRAPHQL_KINDS = (DocKind.GRAPHQL_ROOT_FIELD, DocKind.GRAPHQL_TYPE, DocKind.GRAPHQL_FIELD)
+_FIELD_KINDS = (DocKind.GRAPHQL_ROOT_FIELD, DocKind.GRAPHQL_FIELD)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +93,7 @@ def _field_graph(graph: SchemaGraph, documents: Mapping[str, Document] | None) -
         elif edge.relation == Relation.MEMBER:
             parent[edge.target] = edge.source
     for item in (documents or {}).values():  # fields returning built-in scalars have no edge
-        if item.kind in _GRAPHQL_KINDS[::2]:  # root + plain fields
+        if item.kind in _FIELD_KINDS:
             item_data = graphql_field_data(item)
             if not item_data.get("input"):
                 returns.setdefault(item.id, item_data["named_type"])
@@ -238,7 +238,7 @@ def selection_skeleton(
     the leaf selects ``__typename`` and up to ``max_scalars`` scalar fields.
     """
     doc = index.get(doc_id)
-    if doc is None or doc.kind not in _GRAPHQL_KINDS:
+    if doc is None or doc.kind not in GRAPHQL_KINDS:
         return SelectionSkeleton(
             doc_id, None, {}, None, (f"{doc_id!r} is not a GraphQL type or field",)
         )

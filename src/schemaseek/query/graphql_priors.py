@@ -34,14 +34,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from schemaseek.config import SearchSettings
-from schemaseek.documents import DocKind, Document
+from schemaseek.documents import GRAPHQL_KINDS, DocKind, Document
 from schemaseek.query.action_verbs import mutation_families, verb_families
 from schemaseek.query.intent import QuestionCues
 from schemaseek.signals.root_leads import RootLeads
 
 __all__ = ["apply_graphql_priors"]
-
-_GRAPHQL = frozenset({DocKind.GRAPHQL_ROOT_FIELD, DocKind.GRAPHQL_TYPE, DocKind.GRAPHQL_FIELD})
 
 
 def apply_graphql_priors(
@@ -69,7 +67,7 @@ def apply_graphql_priors(
     kind_of = {
         doc_id: doc.kind
         for doc_id in fused
-        if (doc := documents.get(doc_id)) is not None and doc.kind in _GRAPHQL
+        if (doc := documents.get(doc_id)) is not None and doc.kind in GRAPHQL_KINDS
     }
     if not kind_of:
         return out

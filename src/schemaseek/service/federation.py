@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from schemaseek.config import SearchSettings
-from schemaseek.documents import DocKind, Hit, SearchResponse
+from schemaseek.documents import GRAPHQL_KINDS, DocKind, Hit, SearchResponse
 from schemaseek.engine.units import ServingUnit
 from schemaseek.federation import Ask, MemberQuestion, Page, ask_index, federated_search
 from schemaseek.paths.graphql import RootPath, root_path
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 __all__ = ["PageHit", "SearchPage", "search_page"]
 
 logger = logging.getLogger(__name__)
-
-_GRAPHQL = (DocKind.GRAPHQL_ROOT_FIELD, DocKind.GRAPHQL_TYPE, DocKind.GRAPHQL_FIELD)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +107,7 @@ def _add_paths(units: Sequence[ServingUnit], page: SearchPage, tracer: Tracer | 
     for position, item in enumerate(page.hits):
         unit = by_unit.get(item.unit)
         index = unit.index if unit is not None else None
-        if index is None or item.hit.document.kind not in _GRAPHQL:
+        if index is None or item.hit.document.kind not in GRAPHQL_KINDS:
             continue
         try:
             path = root_path(index, item.hit.id, prefer=order)

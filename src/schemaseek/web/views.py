@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from schemaseek.config import SearchSettings
-from schemaseek.documents import DocKind, Hit, Related
+from schemaseek.documents import GRAPHQL_KINDS, DocKind, Hit, Related
 from schemaseek.federation import Member, federated_search
 from schemaseek.paths.graphql import root_path, selection_skeleton
 from schemaseek.paths.joins import JoinPath, join_paths, select_skeleton
@@ -31,7 +31,6 @@ __all__ = ["ResultView", "SearchParams", "SearchView", "SignalBar", "search_view
 
 logger = logging.getLogger(__name__)
 
-_GRAPHQL = (DocKind.GRAPHQL_ROOT_FIELD, DocKind.GRAPHQL_TYPE, DocKind.GRAPHQL_FIELD)
 MAX_LIMIT = 50
 
 
@@ -149,7 +148,7 @@ def search_view(
         doc = result.hit.document
         if index is None:
             continue
-        if doc.kind in _GRAPHQL:
+        if doc.kind in GRAPHQL_KINDS:
             path = root_path(index, doc.id, prefer=order)
             if path is not None:
                 result.path = path.text()
