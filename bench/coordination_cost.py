@@ -1,9 +1,9 @@
-"""CPU cost of keyword coordination (``keyword_coordination``) on the SQL benchmarks' catalogs.
+"""Cost of keyword coordination (``keyword_coordination``) on the SQL benchmarks' catalogs.
 
 One keyword-only index per dataset (no model: coordination re-scores BM25 hits, so the vector
 side would only add noise); 200 sampled questions searched with the setting off and at 5,
-interleaved (off first on even rounds, on first on odd ones), three rounds; CPU time per search
-(``time.thread_time``), p50 and p95, with the load average at the end.
+interleaved (off first on even rounds, on first on odd ones), three rounds; wall and CPU time
+per search (``time.perf_counter``, ``time.thread_time``), p50 and p95, and the load average.
 
     .venv/bin/python bench/coordination_cost.py bird-dev spider1-dev spider2-snow
 """
@@ -26,15 +26,15 @@ from tune import DATASETS
 ROUNDS = 3
 
 
-def timed_search(index: SchemaIndex, question: str, chosen: SearchSettings) -> float:
-    """CPU milliseconds of one keyword search under ``chosen`` settings."""
+def timed_search(index: SchemaIndex, question: str, chosen: SearchSettings) -> tuple[float, float]:
+    """Wall and CPU milliseconds of one keyword search under ``chosen`` settings."""
 
     def swap(parts: IndexParts) -> IndexParts:
         return dataclasses.replace(parts, settings=chosen)
 
-    started = time.thread_time()
+    wall, cpu = time.perf_counter(), time.thread_time()
     index.search(question, limit=10, mode="keyword", instrument=swap)
-    return (time.thread_time() - started) * 1000.0
+    return (time.perf_counter() - wall) * 1000.0, (time.thread_time() - cpu) * 1000.0
 
 
 def main() -> None:
@@ -51,18 +51,20 @@ def main() -> None:
 
         for question in questions[:20]:  # warm: lazily read texts, clause caches
             timed_search(index, question, settings["on"])
-        took: dict[str, list[float]] = {"off": [], "on": []}
+        took: dict[str, list[tuple[float, float]]] = {"off": [], "on": []}
         for round_ in range(ROUNDS):
             order = ("off", "on") if round_ % 2 == 0 else ("on", "off")
             for question in questions:
                 for label in order:
                     took[label].append(timed_search(index, question, settings[label]))
         cells = "  ".join(
-            f"{label} p50 {statistics.median(v):.3f} p95 {statistics.quantiles(v, n=20)[18]:.3f}"
-            for label, v in took.items()
+            f"{label} {kind} p50 {statistics.median(v):.3f} "
+            f"p95 {statistics.quantiles(v, n=20)[18]:.3f}"
+            for label, rows in took.items()
+            for kind, v in (("wall", [r[0] for r in rows]), ("cpu", [r[1] for r in rows]))
         )
         print(
-            f"{name:13} {len(index.documents):5} documents  CPU ms/search  {cells}  "
+            f"{name:13} {len(index.documents):5} documents  ms/search  {cells}  "
             f"load {os.getloadavg()[0]:.2f}",
             flush=True,
         )
