@@ -1,9 +1,10 @@
 """Cost of keyword coordination (``keyword_coordination``) on the SQL benchmarks' catalogs.
 
 One keyword-only index per dataset (no model: coordination re-scores BM25 hits, so the vector
-side would only add noise); 200 sampled questions searched with the setting off and at 5,
-interleaved (off first on even rounds, on first on odd ones), three rounds; wall and CPU time
-per search (``time.perf_counter``, ``time.thread_time``), p50 and p95, and the load average.
+side would only add noise); 200 sampled questions searched with the setting off and at
+``--power`` (floor 0.05, the default), interleaved (off first on even rounds, on first on odd
+ones), three rounds; wall and CPU time per search (``time.perf_counter``,
+``time.thread_time``), p50 and p95, and the load average.
 
     .venv/bin/python bench/coordination_cost.py bird-dev spider1-dev spider2-snow
 """
@@ -40,7 +41,7 @@ def timed_search(index: SchemaIndex, question: str, chosen: SearchSettings) -> t
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("datasets", nargs="+")
-    parser.add_argument("--power", type=float, default=5.0)
+    parser.add_argument("--power", type=float, default=3.0)
     args = parser.parse_args()
     settings = {"off": SearchSettings(), "on": SearchSettings(keyword_coordination=args.power)}
     for name in args.datasets:

@@ -1,13 +1,24 @@
-"""Coordination: BM25 hits scaled by the share of the question's terms they hold."""
+"""Coordination: BM25 hits scaled by the share of the question they hold beyond chance."""
 
 from __future__ import annotations
+
+import math
 
 from schemaseek.config import SearchSettings
 from schemaseek.documents import DocKind, Document
 from schemaseek.index import SchemaIndex
-from schemaseek.signals.coordination import coordinate
+from schemaseek.signals.coordination import TermStatistics, coordinate
+from schemaseek.signals.keyword import KeywordIndex
 from schemaseek.sources.base import SourceSchema, stable_hash
 from schemaseek.text import tokenize
+
+
+def stats(frequency: dict[str, int], documents: int = 100, mean: float = 5.0) -> TermStatistics:
+    return TermStatistics(frequency, documents, mean)
+
+
+def idf(df: int, n: int = 100) -> float:
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
 def test_a_hit_holding_more_of_the_question_overtakes_a_higher_bm25_score() -> None:
@@ -15,25 +26,71 @@ def test_a_hit_holding_more_of_the_question_overtakes_a_higher_bm25_score() -> N
     texts = {"short": "contin", "wide": "countri surfac area contin popul"}
     tokens = tokenize("surface area of the continents")
     assert tokens == ["surfac", "area", "contin"]
-    ranked = coordinate(hits, tokens, texts, 3.0)
+    frequency = {"surfac": 1, "area": 1, "contin": 2}
+    ranked = coordinate(hits, tokens, texts, stats(frequency), power=3, floor=0.0)
     assert [doc for doc, _ in ranked] == ["wide", "short"]
-    assert ranked[0][1] == 5.0  # holds all three terms: unchanged
-    assert abs(ranked[1][1] - 9.0 / 27) < 1e-9  # one of three, cubed
+    # the arithmetic: idf-weighted held share minus what a document of its size holds by chance
+    weights = {t: idf(df) for t, df in frequency.items()}
+    total = sum(weights.values())
+    chance = sum(w * (1 - (1 - frequency[t] / 100) ** 1.0) for t, w in weights.items())
+    assert math.isclose(ranked[0][1], 5.0 * ((total - chance) / total) ** 3)
+    chance = sum(w * (1 - (1 - frequency[t] / 100) ** 0.2) for t, w in weights.items())
+    assert math.isclose(ranked[1][1], 9.0 * ((weights["contin"] - chance) / total) ** 3)
+
+
+def test_a_wide_document_holding_common_words_by_chance_loses_to_a_rare_match() -> None:
+    # "wide" holds three of four question words, but they are words most documents hold and it
+    # is twenty times the mean size: by chance it would hold them anyway. "narrow" holds the
+    # one rare word. A plain share (floor 1 is no coordination at all) would rank "wide" first.
+    tokens = ["bitcoin", "date", "total", "amount"]
+    frequency = {"bitcoin": 2, "date": 60, "total": 50, "amount": 40}
+    padding = " ".join(f"c{i}" for i in range(97))
+    texts = {"wide": f"date total amount {padding}", "narrow": "bitcoin"}
+    hits = [("wide", 6.0), ("narrow", 5.0)]
+    sizes = stats(frequency)
+    assert coordinate(hits, tokens, texts, sizes, power=1, floor=1.0) == hits
+    ranked = coordinate(hits, tokens, texts, sizes, power=1, floor=0.05)
+    assert [doc for doc, _ in ranked] == ["narrow", "wide"]
+    assert math.isclose(ranked[1][1], 6.0 * 0.05)  # nothing beyond chance: the floor
 
 
 def test_power_zero_unknown_texts_and_ties() -> None:
     hits = [("a", 4.0), ("b", 4.0), ("c", 3.0)]
-    assert coordinate(hits, ["x", "y"], {"a": "x", "b": "x y"}, 0.0) == hits
-    # "c" has no text (left as is); "a" and "b" hold the same share: BM25 order kept
-    ranked = coordinate(hits, ["x", "y"], {"a": "x", "b": "x", "c": ""}, 1.0)
-    assert ranked == [("a", 2.0), ("b", 2.0), ("c", 0.0)]
-    assert coordinate(hits, ["x"], {}, 2.0) == hits
+    empty = stats({})
+    assert coordinate(hits, ["x", "y"], {"a": "x", "b": "x y"}, empty, power=0, floor=0) == hits
+    # "c" has no text (left as is); "a" and "b" hold the same: BM25 order kept
+    texts = {"a": "x", "b": "x", "c": ""}
+    ranked = coordinate(hits, ["x", "y"], texts, stats({"x": 0, "y": 0}), power=1, floor=0)
+    assert [doc for doc, _ in ranked] == ["a", "b", "c"]
+    assert ranked[0][1] == ranked[1][1] and ranked[2][1] == 0.0
+    assert coordinate(hits, ["x"], {}, stats({}), power=2, floor=0) == hits
+    assert coordinate(hits, ["x"], texts, stats({}, documents=0), power=2, floor=0) == hits
 
 
 def test_a_hit_found_by_the_prefix_fallback_counts_prefixes() -> None:
     # "cust" matches nothing exactly; the prefix fallback found "customer" tables
-    ranked = coordinate([("t", 2.0)], ["cust", "zzz"], {"t": "custom order"}, 1.0)
-    assert ranked == [("t", 1.0)]
+    frequency = {"cust": 0, "zzz": 0}
+    ranked = coordinate(
+        [("t", 2.0)], ["cust", "zzz"], {"t": "custom order"}, stats(frequency),
+        power=1, floor=0,
+    )  # fmt: skip
+    assert math.isclose(ranked[0][1], 2.0 * (idf(0) - 0) / (2 * idf(0)))
+
+
+def test_the_index_counts_what_coordination_needs_and_keeps_it_through_files() -> None:
+    index = KeywordIndex()
+    index.add([table("a", "x", "y"), table("b", "y")])
+    texts = index.analysed_texts(["world.a", "world.b"])
+    a, b = (len(set(texts[d].split())) for d in ("world.a", "world.b"))
+    got = index.term_statistics(["y", "x", "q"])
+    assert got == TermStatistics({"y": 2, "x": 1, "q": 0}, 2, (a + b) / 2)
+    reopened = KeywordIndex.from_files(index.to_files())
+    assert reopened.term_statistics(["y", "x", "q"]) == got
+    reopened.remove(["world.a"])
+    assert reopened.term_statistics(["x", "y"]) == TermStatistics({"x": 0, "y": 1}, 1, b)
+    reopened.add([table("b", "y", "z", "w")])  # replaced: counted again
+    c = len(set(reopened.analysed_texts(["world.b"])["world.b"].split()))
+    assert reopened.term_statistics([]).mean_distinct_terms == c == b + 2
 
 
 def table(name: str, *columns: str) -> Document:
@@ -84,3 +141,15 @@ def test_the_setting_ranks_the_table_holding_the_whole_question_first() -> None:
     off = SchemaIndex([world()], provider=None)
     off.build()
     assert off.search(question, mode="keyword", kinds=["sql_table"]).ids()[0] == "world.continents"
+
+
+def test_the_coordinated_list_can_be_fused_beside_the_plain_one() -> None:
+    question = "total surface area of the continents Asia and Europe"
+    weights = dict(SearchSettings().weights, keyword=0.3, coordination=0.7)
+    settings = SearchSettings(keyword_coordination=3, weights=weights)
+    index = SchemaIndex([world()], provider=None, settings=settings)
+    index.build()
+    result = index.search(question, mode="keyword", kinds=["sql_table"])
+    assert result.ids()[0] == "world.country"
+    explanation = result.hits[0].explanation
+    assert explanation is not None and {"keyword", "coordination"} <= set(explanation.signals)

@@ -178,9 +178,17 @@ def _lexical_signals(parts: IndexParts, run: SearchRun, depth: int) -> None:
         return
     tokens = tokenize(run.query)
     weights = parts.settings.weights
-    run.signals.append(
-        NamedSignal("keyword", _keyword_hits(parts, tokens, depth), weights["keyword"])
-    )
+    coordination = weights.get("coordination", 0.0)
+    if coordination > 0 and parts.settings.keyword_coordination > 0:
+        hits = parts.keyword.search(tokens, depth)
+        run.signals.append(NamedSignal("keyword", hits, weights["keyword"]))
+        run.signals.append(
+            NamedSignal("coordination", _coordinated(parts, tokens, hits), coordination)
+        )
+    else:
+        run.signals.append(
+            NamedSignal("keyword", _keyword_hits(parts, tokens, depth), weights["keyword"])
+        )
     if parts.matcher is None:
         return
     run.matches = parts.matcher.match(run.query)
@@ -200,14 +208,24 @@ def _lexical_signals(parts: IndexParts, run: SearchRun, depth: int) -> None:
 
 
 def _keyword_hits(parts: IndexParts, tokens: list[str], depth: int) -> list[tuple[str, float]]:
-    """BM25 hits for ``tokens``, re-scored by coordination
-    (:mod:`schemaseek.signals.coordination`)."""
+    """BM25 hits for ``tokens``, re-scored by coordination when ``keyword_coordination`` is
+    set (:mod:`schemaseek.signals.coordination`)."""
     hits = parts.keyword.search(tokens, depth)
-    power = parts.settings.keyword_coordination
-    if power <= 0 or not hits:
+    if parts.settings.keyword_coordination <= 0 or not hits:
         return hits
+    return _coordinated(parts, tokens, hits)
+
+
+def _coordinated(
+    parts: IndexParts, tokens: list[str], hits: list[tuple[str, float]]
+) -> list[tuple[str, float]]:
     texts = parts.keyword.analysed_texts(doc_id for doc_id, _ in hits)
-    return coordinate(hits, tokens, texts, power)
+    statistics = parts.keyword.term_statistics(tokens)
+    settings = parts.settings
+    return coordinate(
+        hits, tokens, texts, statistics,
+        power=settings.keyword_coordination, floor=settings.keyword_coordination_floor,
+    )  # fmt: skip
 
 
 def _vector_signal(

@@ -1,12 +1,10 @@
 """BM25 keyword signal on an in-memory tantivy index.
 
-Every document is indexed in four text fields — ``name`` (the document's name plus the last
-segments of its id), ``description``, ``members`` and ``context`` — from text that
-:func:`schemaseek.text.tokenize` has already analysed. Tantivy only splits that text on ASCII
-whitespace (its built-in ``whitespace`` tokenizer, which never occurs inside our tokens), so
-index-time and query-time analysis are both exactly ours. Queries are built directly as a
-``BooleanQuery`` of ``should`` ``TermQuery`` clauses, one per (field, token), each wrapped in a
-``BoostQuery`` carrying the field weight; the query-string parser is never used.
+Every document is indexed in four text fields (``name``: its name plus the last segments of
+its id; ``description``, ``members``, ``context``) from text :func:`schemaseek.text.tokenize`
+analysed; tantivy's ``whitespace`` tokenizer only splits it, so analysis is ours at both ends.
+Queries are a ``BooleanQuery`` of ``should`` ``TermQuery`` clauses, one per (field, token), each
+in a ``BoostQuery`` of the field weight; the query-string parser is never used.
 
 Scoring is tantivy's BM25, which is hard-wired to k1 = 1.2, b = 0.75 and scores a term as
 ``idf · (k1 + 1) · tf / (tf + k1 · (1 − b + b · dl / avgdl))`` with
@@ -19,15 +17,13 @@ index to within that margin.
 
 Prefix fallback: when the exact query finds fewer than ``prefix_min_results`` documents, each
 query token of three or more characters is expanded to the indexed terms that start with it
-(a sorted vocabulary searched with :mod:`bisect`; the shortest ``max_prefix_expansions`` win),
-and the whole query runs again with the expansions added at ``prefix_boost`` times the field
-weight. Exact matches keep their full weight, so they normally stay on top, but one ranked list
-with comparable scores comes back rather than two lists glued together.
+(the shortest ``max_prefix_expansions`` of a sorted vocabulary, found with :mod:`bisect`), and
+the query runs again with them at ``prefix_boost`` times the field weight: one ranked list of
+comparable scores, exact matches normally on top.
 
-Hits are mapped back to ids through an integer fast field (no stored-document fetch), which
-keeps a top-40 search over 10K documents well under a millisecond. Deletion is by that integer
-key too: it works for ids of any length (tantivy drops terms over 65,530 bytes), and
-tantivy-py 0.27 silently fails to delete by an unsigned-integer term, so the key is signed.
+Hits map back to ids through a signed integer fast field (no stored-document fetch: a top-40
+search over 10K documents takes well under a millisecond), which deletion uses too (any id
+length works; tantivy-py 0.27 silently fails to delete by an unsigned-integer term).
 
 Document analysis lives in :mod:`schemaseek.signals.keyword_fields`; an index saves and
 reopens itself with :meth:`KeywordIndex.to_files` / :meth:`KeywordIndex.from_files` (formats:
@@ -48,6 +44,7 @@ from schemaseek.arrays import FileFormatError
 from schemaseek.documents import Document
 from schemaseek.errors import ConfigError
 from schemaseek.signals import files as signal_files
+from schemaseek.signals.coordination import TermStatistics
 from schemaseek.signals.keyword_fields import (
     FIELDS,
     ID_SEGMENTS,
@@ -134,6 +131,7 @@ class KeywordIndex:
         self._id_of: dict[int, str] = {}
         self._stale = 0  # deleted documents possibly still counted in tantivy's statistics
         self._term_refs: dict[str, int] = {}  # documents containing the term, any field
+        self._term_ref_total = 0  # the sum of _term_refs: of the documents' distinct terms
         self._vocabulary: list[str] = []  # sorted keys of _term_refs
         self._index = tantivy.Index(self._schema)
         self._writer = self._index.writer(heap_size=_WRITER_HEAP_BYTES, num_threads=1)
@@ -169,6 +167,7 @@ class KeywordIndex:
                 for term in {t for tokens in fields.values() for t in tokens}:
                     count = self._term_refs.get(term, 0)
                     self._term_refs[term] = count + 1
+                    self._term_ref_total += 1
                     if count == 0:
                         touched.add(term)
             self._commit_locked(touched)
@@ -203,6 +202,7 @@ class KeywordIndex:
         self._stale += 1
         for term in set(" ".join(texts).split()):
             count = self._term_refs[term] - 1
+            self._term_ref_total -= 1
             if count:
                 self._term_refs[term] = count
             else:
@@ -311,6 +311,7 @@ class KeywordIndex:
         index._unloaded = set(state.ids)
         index._texts_of = lambda doc_id: tuple(reader.get(position[doc_id]))
         index._term_refs = state.term_refs
+        index._term_ref_total = sum(state.term_refs.values())
         index._vocabulary = sorted(state.term_refs)
         index._next_key = state.next_key
         return index
@@ -345,6 +346,14 @@ class KeywordIndex:
                 if entry is not None:
                     found[doc_id] = " ".join(self._resolve(doc_id, entry[1]))
             return found
+
+    def term_statistics(self, terms: Iterable[str]) -> TermStatistics:
+        """Document frequencies of ``terms`` (any field), the number of documents and their
+        mean number of distinct terms."""
+        with self._lock:
+            documents = len(self._entries)
+            mean = self._term_ref_total / documents if documents else 0.0
+            return TermStatistics({t: self._term_refs.get(t, 0) for t in terms}, documents, mean)
 
     def expand_prefixes(self, terms: Sequence[str]) -> list[str]:
         """Indexed terms that extend a query term of >= 3 characters (not the terms themselves).
