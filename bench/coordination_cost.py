@@ -1,10 +1,11 @@
-"""Cost of keyword coordination (``keyword_coordination``) on the SQL benchmarks' catalogs.
+"""Cost of keyword coordination on the SQL benchmarks' catalogs.
 
 One keyword-only index per dataset (no model: coordination re-scores BM25 hits, so the vector
-side would only add noise); 200 sampled questions searched with the setting off and at
-``--power`` (floor 0.05, the default), interleaved (off first on even rounds, on first on odd
-ones), three rounds; wall and CPU time per search (``time.perf_counter``,
-``time.thread_time``), p50 and p95, and the load average.
+side would only add noise); 200 sampled questions searched with coordination off
+(``weights.coordination`` 0), fused (the default: the coordinated SQL hits beside the plain
+list, ``coordination_power``) and in place (``keyword_coordination`` at ``--power``),
+interleaved in a rotating order question by question, three rounds; wall and CPU time per
+search (``time.perf_counter``, ``time.thread_time``), p50 and p95, and the load average.
 
     .venv/bin/python bench/coordination_cost.py bird-dev spider1-dev spider2-snow
 """
@@ -43,7 +44,12 @@ def main() -> None:
     parser.add_argument("datasets", nargs="+")
     parser.add_argument("--power", type=float, default=3.0)
     args = parser.parse_args()
-    settings = {"off": SearchSettings(), "on": SearchSettings(keyword_coordination=args.power)}
+    off = {"coordination": 0.0}
+    settings = {
+        "off": SearchSettings(weights=off),
+        "fused": SearchSettings(),
+        "in-place": SearchSettings(weights=off, keyword_coordination=args.power),
+    }
     for name in args.datasets:
         files = resolve_dataset(DATASETS / name)
         index = SchemaIndex(load_catalog(files.catalog), provider=None)
@@ -51,12 +57,13 @@ def main() -> None:
         questions = [q.question for q in sample(load_sql_questions(files.queries), 200)]
 
         for question in questions[:20]:  # warm: lazily read texts, clause caches
-            timed_search(index, question, settings["on"])
-        took: dict[str, list[tuple[float, float]]] = {"off": [], "on": []}
+            timed_search(index, question, settings["fused"])
+        took: dict[str, list[tuple[float, float]]] = {label: [] for label in settings}
+        labels = list(settings)
         for round_ in range(ROUNDS):
-            order = ("off", "on") if round_ % 2 == 0 else ("on", "off")
-            for question in questions:
-                for label in order:
+            for at, question in enumerate(questions):
+                shift = (round_ + at) % len(labels)
+                for label in labels[shift:] + labels[:shift]:
                     took[label].append(timed_search(index, question, settings[label]))
         cells = "  ".join(
             f"{label} {kind} p50 {statistics.median(v):.3f} "

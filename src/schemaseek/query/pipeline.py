@@ -12,7 +12,7 @@ import time
 import uuid
 
 from schemaseek.config import SearchSettings
-from schemaseek.documents import DocKind, SearchResponse
+from schemaseek.documents import SQL_KINDS, DocKind, SearchResponse
 from schemaseek.errors import SchemaSeekError
 from schemaseek.query.adjustments import expand_columns, favour_leading_source, propagate_joins
 from schemaseek.query.dense import adapter_of, dense_entries
@@ -178,17 +178,12 @@ def _lexical_signals(parts: IndexParts, run: SearchRun, depth: int) -> None:
         return
     tokens = tokenize(run.query)
     weights = parts.settings.weights
-    coordination = weights.get("coordination", 0.0)
-    if coordination > 0 and parts.settings.keyword_coordination > 0:
-        hits = parts.keyword.search(tokens, depth)
-        run.signals.append(NamedSignal("keyword", hits, weights["keyword"]))
-        run.signals.append(
-            NamedSignal("coordination", _coordinated(parts, tokens, hits), coordination)
-        )
-    else:
-        run.signals.append(
-            NamedSignal("keyword", _keyword_hits(parts, tokens, depth), weights["keyword"])
-        )
+    hits = parts.keyword.search(tokens, depth)
+    run.signals.append(NamedSignal("keyword", _in_place(parts, tokens, hits), weights["keyword"]))
+    if weights.get("coordination", 0.0) > 0 and parts.settings.coordination_power > 0:
+        coordinated = _coordination_signal(parts, tokens, hits)
+        if coordinated.entries:  # a GraphQL-only index: nothing to add
+            run.signals.append(coordinated)
     if parts.matcher is None:
         return
     run.matches = parts.matcher.match(run.query)
@@ -208,24 +203,40 @@ def _lexical_signals(parts: IndexParts, run: SearchRun, depth: int) -> None:
 
 
 def _keyword_hits(parts: IndexParts, tokens: list[str], depth: int) -> list[tuple[str, float]]:
-    """BM25 hits for ``tokens``, re-scored by coordination when ``keyword_coordination`` is
-    set (:mod:`schemaseek.signals.coordination`)."""
-    hits = parts.keyword.search(tokens, depth)
-    if parts.settings.keyword_coordination <= 0 or not hits:
-        return hits
-    return _coordinated(parts, tokens, hits)
+    """BM25 hits for ``tokens`` (:func:`_in_place`)."""
+    return _in_place(parts, tokens, parts.keyword.search(tokens, depth))
+
+
+def _in_place(
+    parts: IndexParts, tokens: list[str], hits: list[tuple[str, float]]
+) -> list[tuple[str, float]]:
+    """``hits`` re-scored by coordination when ``keyword_coordination`` is set
+    (:mod:`schemaseek.signals.coordination`), else as they are."""
+    power = parts.settings.keyword_coordination
+    return _coordinated(parts, tokens, hits, power) if power > 0 and hits else hits
 
 
 def _coordinated(
-    parts: IndexParts, tokens: list[str], hits: list[tuple[str, float]]
+    parts: IndexParts, tokens: list[str], hits: list[tuple[str, float]], power: float
 ) -> list[tuple[str, float]]:
     texts = parts.keyword.analysed_texts(doc_id for doc_id, _ in hits)
-    statistics = parts.keyword.term_statistics(tokens)
-    settings = parts.settings
-    return coordinate(
-        hits, tokens, texts, statistics,
-        power=settings.keyword_coordination, floor=settings.keyword_coordination_floor,
-    )  # fmt: skip
+    statistics = parts.keyword.term_statistics(tokens, texts)
+    floor = parts.settings.keyword_coordination_floor
+    return coordinate(hits, tokens, texts, statistics, power=power, floor=floor)
+
+
+def _coordination_signal(
+    parts: IndexParts, tokens: list[str], hits: list[tuple[str, float]]
+) -> NamedSignal:
+    """The SQL hits re-scored by coordination, on the scale of the best BM25 score (so a
+    question little of which any table holds, as when it is worded in other words than the
+    schema's, adds little), fused beside the plain keyword list."""
+    documents = parts.documents
+    sql = [hit for hit in hits if documents[hit[0]].kind in SQL_KINDS]
+    best = hits[0][1] if hits and hits[0][1] > 0 else 1.0
+    power = parts.settings.coordination_power
+    entries = [(d, score / best) for d, score in _coordinated(parts, tokens, sql, power)]
+    return NamedSignal("coordination", entries, parts.settings.weights["coordination"], scaled=True)
 
 
 def _vector_signal(

@@ -23,26 +23,29 @@ warehouse catalog deep recall (bench/QUALITY.md, sessions 22 and 23).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from schemaseek.signals.keyword_fields import keep_tokens
 
 __all__ = ["TermStatistics", "coordinate"]
 
 Hits = list[tuple[str, float]]
+_SCANNED_TERMS = 8  # questions of more distinct terms split each hit's text into a set
 
 
 @dataclass(frozen=True)
 class TermStatistics:
     """What :func:`coordinate` needs of the index: the document frequency of the question's
-    terms, the number of documents and their mean number of distinct terms
+    terms, the number of documents, their mean number of distinct terms and that of each hit
     (:meth:`schemaseek.signals.keyword.KeywordIndex.term_statistics`)."""
 
     document_frequency: dict[str, int]
     documents: int
     mean_distinct_terms: float
+    distinct_terms: dict[str, int]  # of the hits asked about
 
 
 def coordinate(
@@ -62,30 +65,31 @@ def coordinate(
     if power <= 0 or not hits or not terms or n == 0:
         return hits
     frequency = statistics.document_frequency
-    # per term: its idf weight and the chance that a document of mean size lacks it
-    weights = {}
-    absent = []
-    for term in terms:
-        df = min(frequency.get(term, 0), n)
-        weights[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-        absent.append((weights[term], 1.0 - df / n))
-    total = sum(weights.values())
-    mean = statistics.mean_distinct_terms or 1.0
-    scored: Hits = []
-    for doc_id, score in hits:
-        text = texts.get(doc_id)
-        if text is None:
-            scored.append((doc_id, score))
-            continue
-        words = set(text.split())
-        held = words.intersection(weights) or {t for t in terms if _prefixes_any(t, words)}
-        size = len(words) / mean
-        expected = sum(weight * (1.0 - lack**size) for weight, lack in absent)
-        excess = max(sum(weights[t] for t in held) - expected, 0.0) / total
-        scored.append((doc_id, score * (floor + (1.0 - floor) * excess) ** power))
+    # per term: its idf weight and the share of documents that lack it
+    df = np.minimum(np.array([frequency.get(t, 0) for t in terms], dtype=np.float64), n)
+    idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    weight = dict(zip(terms, idf.tolist(), strict=True))
+    lack = 1.0 - df / n
+    known = [(doc_id, score, texts[doc_id]) for doc_id, score in hits if doc_id in texts]
+    held = np.array([sum(weight[t] for t in _held(terms, text)) for _, _, text in known])
+    distinct = statistics.distinct_terms
+    size = np.array([distinct.get(doc_id, 0) for doc_id, _, _ in known], dtype=np.float64)
+    size /= statistics.mean_distinct_terms or 1.0
+    expected = (1.0 - lack[None, :] ** size[:, None]) @ idf
+    excess = np.maximum(held - expected, 0.0) / float(idf.sum())
+    factor = (floor + (1.0 - floor) * excess) ** power
+    rescored = dict(zip((doc_id for doc_id, _, _ in known), factor.tolist(), strict=True))
+    scored = [(doc_id, score * rescored.get(doc_id, 1.0)) for doc_id, score in hits]
     scored.sort(key=lambda hit: -hit[1])
     return scored
 
 
-def _prefixes_any(term: str, words: set[str]) -> bool:
-    return any(word.startswith(term) for word in words)
+def _held(terms: Sequence[str], text: str) -> Iterable[str]:
+    """The terms ``text`` holds, else (a hit of the prefix fallback) those a word of it starts
+    with. A few terms are looked up in the text itself; many, in the set of its words (one
+    split costs about what eight scans do: bench/RESULTS.md)."""
+    padded = f" {text} "
+    if len(terms) <= _SCANNED_TERMS:
+        return [t for t in terms if f" {t} " in padded] or [t for t in terms if f" {t}" in padded]
+    words = set(text.split())
+    return words.intersection(terms) or [t for t in terms if f" {t}" in padded]

@@ -32,7 +32,6 @@ reopens itself with :meth:`KeywordIndex.to_files` / :meth:`KeywordIndex.from_fil
 
 from __future__ import annotations
 
-import bisect
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -54,6 +53,7 @@ from schemaseek.signals.keyword_fields import (
     keep_tokens,
     prefix_extensions,
 )
+from schemaseek.signals.term_counts import TermCounts
 
 __all__ = [
     "DEFAULT_FIELD_WEIGHTS",
@@ -130,9 +130,7 @@ class KeywordIndex:
         self._texts_of: Callable[[str], tuple[str, ...]] | None = None
         self._id_of: dict[int, str] = {}
         self._stale = 0  # deleted documents possibly still counted in tantivy's statistics
-        self._term_refs: dict[str, int] = {}  # documents containing the term, any field
-        self._term_ref_total = 0  # the sum of _term_refs: of the documents' distinct terms
-        self._vocabulary: list[str] = []  # sorted keys of _term_refs
+        self._counts = TermCounts()
         self._index = tantivy.Index(self._schema)
         self._writer = self._index.writer(heap_size=_WRITER_HEAP_BYTES, num_threads=1)
         self._searcher = self._index.searcher()
@@ -164,12 +162,8 @@ class KeywordIndex:
                 self._writer.add_document(self._tantivy_document(doc.id, key, texts))
                 self._entries[doc.id] = (key, texts)
                 self._id_of[key] = doc.id
-                for term in {t for tokens in fields.values() for t in tokens}:
-                    count = self._term_refs.get(term, 0)
-                    self._term_refs[term] = count + 1
-                    self._term_ref_total += 1
-                    if count == 0:
-                        touched.add(term)
+                distinct = {t for tokens in fields.values() for t in tokens}
+                self._counts.add(doc.id, distinct, touched)
             self._commit_locked(touched)
 
     def remove(self, ids: Iterable[str]) -> None:
@@ -200,14 +194,7 @@ class KeywordIndex:
         del self._id_of[key]
         self._writer.delete_documents_by_term("key", key)
         self._stale += 1
-        for term in set(" ".join(texts).split()):
-            count = self._term_refs[term] - 1
-            self._term_ref_total -= 1
-            if count:
-                self._term_refs[term] = count
-            else:
-                del self._term_refs[term]
-                touched.add(term)
+        self._counts.remove(doc_id, set(" ".join(texts).split()), touched)
         return True
 
     def _resolve(self, doc_id: str, texts: tuple[str, ...]) -> tuple[str, ...]:
@@ -229,17 +216,7 @@ class KeywordIndex:
             self._writer.commit()
             self._index.reload()
             self._searcher = self._index.searcher()
-        vocabulary = self._vocabulary
-        if len(touched) > max(64, len(vocabulary) // 8):
-            self._vocabulary = sorted(self._term_refs)
-            return
-        for term in touched:
-            at = bisect.bisect_left(vocabulary, term)
-            listed = at < len(vocabulary) and vocabulary[at] == term
-            if term in self._term_refs and not listed:
-                vocabulary.insert(at, term)
-            elif term not in self._term_refs and listed:
-                del vocabulary[at]
+        self._counts.sync_vocabulary(touched)
 
     def _rebuild_locked(self) -> None:
         """Re-index the live documents into a fresh tantivy index (tantivy-py cannot force
@@ -269,7 +246,7 @@ class KeywordIndex:
             state = signal_files.KeywordState(
                 ids=[doc_id for doc_id, _, _ in entries],
                 keys=[key for _, key, _ in entries],
-                term_refs=dict(self._term_refs),
+                term_refs=dict(self._counts.refs),
                 next_key=self._next_key,
             )
         documents = (self._tantivy_document(doc_id, key, texts) for doc_id, key, texts in entries)
@@ -310,9 +287,7 @@ class KeywordIndex:
         index._id_of = {key: doc_id for doc_id, key in pairs}
         index._unloaded = set(state.ids)
         index._texts_of = lambda doc_id: tuple(reader.get(position[doc_id]))
-        index._term_refs = state.term_refs
-        index._term_ref_total = sum(state.term_refs.values())
-        index._vocabulary = sorted(state.term_refs)
+        index._counts = TermCounts(state.term_refs)
         index._next_key = state.next_key
         return index
 
@@ -347,13 +322,17 @@ class KeywordIndex:
                     found[doc_id] = " ".join(self._resolve(doc_id, entry[1]))
             return found
 
-    def term_statistics(self, terms: Iterable[str]) -> TermStatistics:
-        """Document frequencies of ``terms`` (any field), the number of documents and their
-        mean number of distinct terms."""
+    def term_statistics(self, terms: Iterable[str], doc_ids: Iterable[str]) -> TermStatistics:
+        """Document frequencies of ``terms`` (any field), the number of documents, their mean
+        number of distinct terms, and that number for each of ``doc_ids`` still indexed."""
         with self._lock:
-            documents = len(self._entries)
-            mean = self._term_ref_total / documents if documents else 0.0
-            return TermStatistics({t: self._term_refs.get(t, 0) for t in terms}, documents, mean)
+            return self._counts.statistics(terms, doc_ids, len(self._entries), self._terms_of)
+
+    def _terms_of(self, doc_id: str) -> set[str] | None:
+        entry = self._entries.get(doc_id)
+        if entry is None:
+            return None
+        return set(" ".join(self._resolve(doc_id, entry[1])).split())
 
     def expand_prefixes(self, terms: Sequence[str]) -> list[str]:
         """Indexed terms that extend a query term of >= 3 characters (not the terms themselves).
@@ -362,7 +341,7 @@ class KeywordIndex:
         among the first few thousand in the vocabulary.
         """
         with self._lock:
-            return prefix_extensions(self._vocabulary, terms, self.max_prefix_expansions)
+            return prefix_extensions(self._counts.vocabulary, terms, self.max_prefix_expansions)
 
     def _term_clauses(self, term: str, *, expansion: bool) -> list[tuple[Any, Any]]:
         """The SHOULD clauses of one query term over every weighted field (boosted by the
