@@ -16,9 +16,12 @@ probability 1 − (1 − df/N)^(u/ū), ū the index's mean; the *expected* weigh
 that. The factor is ``(floor + (1 − floor) · max(held − expected, 0) / total) ** power`` and
 hits are re-sorted by the new score, ties in BM25 order.
 
-Off by default (``keyword_coordination`` = 0): chosen on BIRD-dev and reported on Spider-dev
-(and the reverse) it lifts both past the numbers we aim at, but it costs Spider 2.0's pooled
-warehouse catalog deep recall (bench/QUALITY.md, sessions 22 and 23).
+The search pipeline uses it two ways (bench/QUALITY.md, session 23). By default the
+coordinated copy of the keyword list's SQL hits is fused beside the plain list, on the best
+BM25 score's scale (``weights.coordination``, ``coordination_power``). Replacing the keyword
+lists by their coordinated copies (``keyword_coordination``) is an option: chosen on BIRD-dev
+and reported on Spider-dev (and the reverse) it lifts both further, but it costs Spider 2.0's
+pooled warehouse catalog deep recall.
 """
 
 from __future__ import annotations
