@@ -10,8 +10,6 @@ from typing import Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-SIGNAL_NAMES = ("keyword", "keyword_expanded", "vector", "glossary")
-
 DEFAULT_WEIGHTS: dict[str, float] = {
     "keyword": 1.0,
     "keyword_expanded": 0.5,

@@ -194,7 +194,7 @@ class KeywordIndex:
         del self._id_of[key]
         self._writer.delete_documents_by_term("key", key)
         self._stale += 1
-        self._counts.remove(doc_id, set(" ".join(texts).split()), touched)
+        self._counts.remove(doc_id, _distinct_terms(texts), touched)
         return True
 
     def _resolve(self, doc_id: str, texts: tuple[str, ...]) -> tuple[str, ...]:
@@ -332,7 +332,7 @@ class KeywordIndex:
         entry = self._entries.get(doc_id)
         if entry is None:
             return None
-        return set(" ".join(self._resolve(doc_id, entry[1])).split())
+        return _distinct_terms(self._resolve(doc_id, entry[1]))
 
     def expand_prefixes(self, terms: Sequence[str]) -> list[str]:
         """Indexed terms that extend a query term of >= 3 characters (not the terms themselves).
@@ -386,3 +386,8 @@ class KeywordIndex:
             if doc_id is not None:  # a concurrent write may have replaced it since
                 out.append((doc_id, float(score)))
         return out
+
+
+def _distinct_terms(texts: tuple[str, ...]) -> set[str]:
+    """The distinct terms of a document's analysed field texts."""
+    return set(" ".join(texts).split())
