@@ -21,21 +21,23 @@ import time
 from schemaseek.config import SearchSettings
 from schemaseek.evaluation.datasets import load_sql_questions, resolve_dataset, sample
 from schemaseek.index import SchemaIndex
-from schemaseek.query.state import IndexParts
+from schemaseek.query.state import IndexParts, Mode
 from schemaseek.sources.catalog import load_catalog
 from tune import DATASETS
 
 ROUNDS = 3
 
 
-def timed_search(index: SchemaIndex, question: str, chosen: SearchSettings) -> tuple[float, float]:
-    """Wall and CPU milliseconds of one keyword search under ``chosen`` settings."""
+def timed_search(
+    index: SchemaIndex, question: str, chosen: SearchSettings, mode: Mode = "keyword"
+) -> tuple[float, float]:
+    """Wall and CPU milliseconds of one search in ``mode`` under ``chosen`` settings."""
 
     def swap(parts: IndexParts) -> IndexParts:
         return dataclasses.replace(parts, settings=chosen)
 
     wall, cpu = time.perf_counter(), time.thread_time()
-    index.search(question, limit=10, mode="keyword", instrument=swap)
+    index.search(question, limit=10, mode=mode, instrument=swap)
     return (time.perf_counter() - wall) * 1000.0, (time.thread_time() - cpu) * 1000.0
 
 
@@ -56,26 +58,38 @@ def main() -> None:
         index.build()
         questions = [q.question for q in sample(load_sql_questions(files.queries), 200)]
 
-        for question in questions[:20]:  # warm: lazily read texts, clause caches
-            timed_search(index, question, settings["fused"])
-        took: dict[str, list[tuple[float, float]]] = {label: [] for label in settings}
-        labels = list(settings)
-        for round_ in range(ROUNDS):
-            for at, question in enumerate(questions):
-                shift = (round_ + at) % len(labels)
-                for label in labels[shift:] + labels[:shift]:
-                    took[label].append(timed_search(index, question, settings[label]))
-        cells = "  ".join(
-            f"{label} {kind} p50 {statistics.median(v):.3f} "
-            f"p95 {statistics.quantiles(v, n=20)[18]:.3f}"
-            for label, rows in took.items()
-            for kind, v in (("wall", [r[0] for r in rows]), ("cpu", [r[1] for r in rows]))
-        )
-        print(
-            f"{name:13} {len(index.documents):5} documents  ms/search  {cells}  "
-            f"load {os.getloadavg()[0]:.2f}",
-            flush=True,
-        )
+        took = interleaved(index, questions, settings, "keyword")
+        print_row(name, len(index.documents), took)
+
+
+def interleaved(
+    index: SchemaIndex, questions: list[str], settings: dict[str, SearchSettings], mode: Mode
+) -> dict[str, list[tuple[float, float]]]:
+    """Wall and CPU milliseconds of every question under every settings label, after 20 warm
+    searches: the labels in a rotating order question by question, ``ROUNDS`` rounds."""
+    labels = list(settings)
+    for question in questions[:20]:  # warm: lazily read texts, clause caches, word vectors
+        timed_search(index, question, settings[labels[-1]], mode)
+    took: dict[str, list[tuple[float, float]]] = {label: [] for label in labels}
+    for round_ in range(ROUNDS):
+        for at, question in enumerate(questions):
+            shift = (round_ + at) % len(labels)
+            for label in labels[shift:] + labels[:shift]:
+                took[label].append(timed_search(index, question, settings[label], mode))
+    return took
+
+
+def print_row(name: str, documents: int, took: dict[str, list[tuple[float, float]]]) -> None:
+    """One line: p50 and p95 wall and CPU milliseconds per label, and the load average."""
+    cells = "  ".join(
+        f"{label} {kind} p50 {statistics.median(v):.3f} p95 {statistics.quantiles(v, n=20)[18]:.3f}"
+        for label, rows in took.items()
+        for kind, v in (("wall", [r[0] for r in rows]), ("cpu", [r[1] for r in rows]))
+    )
+    print(
+        f"{name:13} {documents:5} documents  ms/search  {cells}  load {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

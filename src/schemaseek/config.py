@@ -158,6 +158,11 @@ class SearchSettings(BaseSettings):
     keyword_coordination: float = Field(default=0.0, ge=0.0, le=10.0)
     keyword_coordination_floor: float = Field(default=0.05, ge=0.0, le=1.0)
     coordination_power: float = Field(default=3.0, ge=0.0, le=10.0)
+    # in hybrid searches, the keyword list and its coordinated copy weighted by
+    # (1 − share of the question's content words no name and no indexed text holds) ** power
+    # (schemaseek.query.coverage); 1 chosen on BIRD-dev, reported on Spider-dev (and the
+    # reverse, bench/QUALITY.md, session 24); 0 = off
+    lexical_coverage_power: float = Field(default=1.0, ge=0.0, le=10.0)
 
     # rerank stage (spec 003 "Reranking"): "none", "cross-encoder" or "late-interaction" (the
     # default: MaxSim over the embedding model's token vectors, nothing extra to install).

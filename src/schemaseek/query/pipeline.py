@@ -15,6 +15,7 @@ from schemaseek.config import SearchSettings
 from schemaseek.documents import SQL_KINDS, DocKind, SearchResponse
 from schemaseek.errors import SchemaSeekError
 from schemaseek.query.adjustments import expand_columns, favour_leading_source, propagate_joins
+from schemaseek.query.coverage import weigh_by_coverage
 from schemaseek.query.dense import adapter_of, dense_entries
 from schemaseek.query.explain import augment, explain
 from schemaseek.query.filters import SearchFilter
@@ -82,6 +83,7 @@ def search(
     if not pinned and not (shared is not None and shared.pinned):
         _vector_signal(parts, run, depth, shared)
         _bridge_signal(parts, run, depth, shared)
+    weigh_by_coverage(parts, run)
     _graph_signals(parts, run)
     raw = _fuse(parts, run)
     fused = _collapse_to_cards(parts, raw)

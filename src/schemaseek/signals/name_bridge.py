@@ -41,6 +41,7 @@ __all__ = [
     "NAME_VOCABULARY",
     "NameVocabulary",
     "WordVectors",
+    "content_words",
     "name_words",
 ]
 
@@ -52,6 +53,12 @@ Matrix = npt.NDArray[np.float32]
 
 def _content(word: str) -> bool:
     return len(word) >= 3 and word.isalpha() and word not in STOP_WORDS
+
+
+def content_words(question: str) -> list[str]:
+    """The question's content words (three letters or more, no stop word), first occurrence
+    order: what the bridge and the coverage weight (:mod:`schemaseek.query.coverage`) count."""
+    return [w for w in dict.fromkeys(split_words(question)) if _content(w)]
 
 
 def name_words(doc: Document) -> set[str]:
@@ -168,8 +175,7 @@ class NameVocabulary:
 
     def unknown(self, question: str) -> list[str]:
         """The question's content words (first occurrence order) whose stem no name holds."""
-        words = [w for w in dict.fromkeys(split_words(question)) if _content(w)]
-        return [w for w in words if stem(w) not in self.stems]
+        return [w for w in content_words(question) if stem(w) not in self.stems]
 
     def nearest(
         self, vectors: Matrix, *, neighbours: int, threshold: float
