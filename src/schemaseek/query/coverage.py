@@ -36,7 +36,7 @@ def absent_share(question: str, vocabulary: NameVocabulary | None, keyword: Keyw
     or such words."""
     if vocabulary is None:
         return 0.0
-    # words the keyword analyser drops ("show", "give", "which") are no evidence either way
+    # a word the keyword analyser keeps no term of cannot be looked up: it is not counted
     tokens = {word: terms for word in content_words(question) if (terms := tokenize(word))}
     unknown = [w for w in vocabulary.unknown(question) if w in tokens]
     if not unknown:
