@@ -9,8 +9,7 @@ from schemaseek.index import SchemaIndex
 from schemaseek.query.coverage import absent_share
 from schemaseek.signals.keyword import KeywordIndex
 from schemaseek.signals.name_bridge import NameVocabulary, WordVectors
-from schemaseek.sources.base import SourceSchema, stable_hash
-from tests.signals.test_name_bridge import AxisProvider, table
+from tests.signals.test_name_bridge import AxisProvider, hr_source, table
 
 PAYROLL = Document(
     id="hr.payslip",
@@ -46,16 +45,9 @@ CATALOG = [
 def scores(
     power: float, question: str, mode: str, provider: OnnxEmbeddingProvider
 ) -> dict[str, float]:
-    source = SourceSchema(
-        name="hr",
-        kind="sql",
-        documents=list(CATALOG),
-        edges=[],
-        schema_hash=stable_hash([d.id for d in CATALOG]),
-    )
     # no reranker and no source cohesion: the hits keep their fused scores
     settings = SearchSettings(lexical_coverage_power=power, reranker="none", source_cohesion=0.0)
-    index = SchemaIndex([source], provider=provider, settings=settings)
+    index = SchemaIndex([hr_source(CATALOG)], provider=provider, settings=settings)
     index.build()
     response = index.search(question, limit=3, mode=mode)  # type: ignore[arg-type]
     return {hit.id: hit.score for hit in response.hits}
